@@ -1,0 +1,69 @@
+# Attention Lab — run / test / lint / bench.
+# Works on a fresh clone with only python3.11 (or python3) and make: the first target
+# that needs it creates .venv and installs the requirements into it.
+# Installs are stamped (one stamp per requirements file, kept inside .venv), so a second
+# `make test` installs nothing unless a requirements file changed since.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip --disable-pip-version-check
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3 2>/dev/null)
+PORT   ?= 8501
+# Extra arguments for pytest, e.g. make test PYTEST_ARGS='-m "not e2e"'
+PYTEST_ARGS ?=
+
+RUN_STAMP := $(VENV)/.stamp-requirements.txt
+DEV_STAMP := $(VENV)/.stamp-requirements-dev.txt
+
+.PHONY: help run test lint bench venv install install-dev
+
+help:
+	@echo "make run    - start the app on http://localhost:$(PORT) (creates .venv if needed)"
+	@echo "make test   - run the test suite (unit, AppTest, real-browser e2e)"
+	@echo "make lint   - ruff check"
+	@echo "make bench  - run every script in benchmarks/"
+
+$(PY):
+	@if [ -z "$(PYTHON)" ]; then echo "ERROR: neither python3.11 nor python3 found on PATH" >&2; exit 1; fi
+	@echo "Creating $(VENV) with $(PYTHON) ($$($(PYTHON) --version 2>&1))"
+	$(PYTHON) -m venv $(VENV)
+
+venv: $(PY)
+
+# Order-only dependency on the interpreter: a recreated .venv has no stamps, so it re-installs.
+$(RUN_STAMP): requirements.txt | $(PY)
+	$(PIP) install --quiet -r requirements.txt
+	@touch $@
+
+# requirements-dev.txt includes requirements.txt (-r), so it also satisfies the run stamp.
+$(DEV_STAMP): requirements-dev.txt requirements.txt | $(PY)
+	$(PIP) install --quiet -r requirements-dev.txt
+	@touch $@ $(RUN_STAMP)
+
+install: $(RUN_STAMP)
+install-dev: $(DEV_STAMP)
+
+run: $(RUN_STAMP)
+	$(PY) -m streamlit run app.py --server.port $(PORT)
+
+# pytest exit codes: 0 ok, 1 failures, 5 no tests collected. 5 is a failure here, with a clear message.
+test: $(DEV_STAMP)
+	@rc=0; $(PY) -m pytest -q $(PYTEST_ARGS) || rc=$$?; \
+	if [ $$rc -eq 5 ]; then \
+	  echo "ERROR: pytest collected no tests (exit code 5). Treating that as a failure: check testpaths and test file names." >&2; \
+	fi; \
+	exit $$rc
+
+lint: $(DEV_STAMP)
+	$(PY) -m ruff check .
+
+bench: $(DEV_STAMP)
+	@shopt -s nullglob; scripts=(benchmarks/*.py); \
+	if [ $${#scripts[@]} -eq 0 ]; then echo "No scripts in benchmarks/."; exit 0; fi; \
+	for s in "$${scripts[@]}"; do \
+	  echo "== $$s"; \
+	  PYTHONPATH=. $(PY) "$$s" || exit $$?; \
+	done

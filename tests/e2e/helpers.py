@@ -1,0 +1,73 @@
+"""Shared helpers for the real-browser (Playwright + Debian Chromium) tests.
+
+Environment variables:
+  ATTN_LAB_CHROMIUM  path of the Chromium binary (default /usr/bin/chromium); never downloaded.
+  ATTN_LAB_APP_DIR   folder holding the app.py to serve (default: the repo root).
+  CI                 when "true", a missing Chromium fails the e2e tests instead of skipping them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_CHROMIUM = "/usr/bin/chromium"
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+VIEWPORT = {"width": 1400, "height": 1000}
+
+APP_READY = "[data-testid='stApp'][data-test-script-state='notRunning']"
+EXCEPTION_BOX = "[data-testid='stException']"
+
+
+def chromium_path() -> str:
+    return os.environ.get("ATTN_LAB_CHROMIUM") or DEFAULT_CHROMIUM
+
+
+def chromium_available() -> bool:
+    path = chromium_path()
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def chromium_missing_reason(ci: bool = False) -> str:
+    what = "browser tests FAIL (CI=true: no skipping in CI)" if ci else "browser tests skipped"
+    return f"CHROMIUM MISSING: {what} — apt-get install chromium fonts-noto-cjk (looked for {chromium_path()})"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
+
+
+def app_dir() -> Path:
+    return Path(os.environ.get("ATTN_LAB_APP_DIR") or REPO_ROOT).resolve()
+
+
+def wait_for_app(page, timeout_ms: float = 30_000) -> None:
+    """Wait until Streamlit has finished running the script, then let the frontend settle (~500 ms)."""
+    page.wait_for_selector(APP_READY, timeout=timeout_ms)
+    page.wait_for_timeout(500)
+
+
+def assert_no_exception(page) -> None:
+    """Fail with the shown text if the app displays an exception box."""
+    boxes = page.locator(EXCEPTION_BOX)
+    n = boxes.count()
+    if n:
+        text = boxes.first.inner_text(timeout=5_000)
+        raise AssertionError(f"the app shows {n} exception box(es); the first says:\n{text}")
+
+
+def assert_no_page_errors(errors: list) -> None:
+    """Fail if the browser reported uncaught JavaScript errors (the `pageerror` events)."""
+    if errors:
+        listed = "\n".join(f"- {e}" for e in errors)
+        raise AssertionError(f"{len(errors)} uncaught page error(s) in the browser:\n{listed}")
