@@ -1,0 +1,41 @@
+"""Attention Lab — router and shared frame (language, share link) around every lesson page."""
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from ui import session, widgets
+from ui.i18n import DEFAULT_LANG, LANGS, t
+
+
+def _language() -> None:
+    if "lang" not in st.session_state:
+        asked = st.query_params.get("lang", DEFAULT_LANG)
+        st.session_state["lang"] = asked if asked in LANGS else DEFAULT_LANG
+        if asked not in LANGS:
+            session.push_notices("frame", [("bad_lang", {"value": str(asked)[:20]})])
+    st.sidebar.radio(t("frame.language"), LANGS, key="lang", horizontal=True,
+                     format_func=lambda code: {"ja": "日本語", "en": "English"}[code])
+
+
+def main() -> None:
+    st.set_page_config(page_title="Attention Lab", page_icon=":material/visibility:", layout="wide")
+    _language()
+    pages = [
+        st.Page("pages/home.py", title=t("nav.home"), icon=":material/home:", url_path="home", default=True),
+        st.Page("pages/qkv.py", title=t("nav.qkv"), icon=":material/calculate:", url_path="qkv"),
+    ]
+    nav = st.navigation(pages)
+    st.session_state.pop(session.SHARE_KEY, None)
+    share_slot = st.sidebar.container()
+    widgets.show_notices(session.pop_notices("frame"))
+    nav.run()
+    params = {"lang": st.session_state["lang"], **st.session_state.get(session.SHARE_KEY, {})}
+    st.query_params.from_dict(params)
+    with share_slot:
+        widgets.share_panel(st.context.url, urlencode(params))
+    st.sidebar.caption(t("frame.footer"))
+
+
+main()

@@ -1,0 +1,358 @@
+"""Lesson presets (data) and the Q·K·V lesson state: which tokens, which sizes, which matrices.
+
+Every function here is pure: it takes a :class:`QKVState` and returns a new one. Matrices are float64.
+Random matrices come from ``np.random.default_rng`` seeded by (seed, matrix name[, token]), always drawn at the
+largest size and sliced, so growing or shrinking a size keeps every number that still fits and a token keeps its
+embedding row wherever it stands in the sentence.
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+import numpy as np
+
+from .attention import AttentionSteps, scaled_dot_product_attention
+from .projection import project_qkv
+from .tokens import MAX_TOKENS, tokenize
+
+__all__ = [
+    "CellError", "DIM_MIN", "DIM_MAX", "SEED_MAX", "CELL_LIMIT", "PRESETS", "Preset", "QKVState", "QKVResult", "ROW_MATRICES",
+    "matrix_shape", "active_matrices", "default_state", "baseline_matrix", "with_preset", "with_text",
+    "with_sizes", "with_seed", "with_mode", "with_query", "with_matrix", "with_cell", "check_cell", "compute",
+]
+
+DIM_MIN, DIM_MAX = 1, 16
+SEED_MAX = 9999
+CELL_LIMIT = 1000.0
+"""Largest |value| a matrix cell may hold: keeps every product finite (16·1000² per entry at most)."""
+X_SCALE, W_SCALE = 1.0, 0.5  # standard deviations of random token vectors and weight entries
+
+ROW_MATRICES = ("X", "Q", "K", "V")  # one row per token (Q, K, V only in direct mode)
+XW_MATRICES = ("X", "W_Q", "W_K", "W_V")
+DIRECT_MATRICES = ("Q", "K", "V")
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A lesson's starting point. ``rows`` maps token → row for the row matrices; ``weights`` holds W_* or,
+    for a direct preset, nothing. Missing numbers come from the seed."""
+
+    key: str
+    text: str
+    d_model: int
+    d_k: int
+    d_v: int
+    mode: str
+    rows: dict = field(default_factory=dict)  # {"X": {token: [..]}, "Q": {...}}
+    weights: dict = field(default_factory=dict)  # {"W_Q": [[..]], ...}
+    query: int = 0
+
+
+PRESETS: dict[str, Preset] = {
+    # 犬が歩く (seed 000): d_model = 4, d_k = 5, d_v = 4. Features of X: [animal, action, particle, alive].
+    # Chosen so that 犬's raw scores are [9, 0, 1] → scaled by 1/√5 → weights ≈ 95.5% 犬, 1.7% が, 2.7% 歩く.
+    "dog": Preset(
+        key="dog", text="犬 が 歩く", d_model=4, d_k=5, d_v=4, mode="xw",
+        rows={"X": {"犬": [1, 0, 0, 1], "が": [0, 0, 1, 0], "歩く": [0, 1, 0, 1]}},
+        weights={
+            "W_Q": [[1, 2, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 1, 0, 1], [1, 0, 0, 1, 0]],
+            "W_K": [[2, 2, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 1, 0, 1], [0, 0, 0, 1, 0]],
+            "W_V": [[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 0], [0, 0, 0, 1]],
+        },
+    ),
+    # Seed 003: Q, K, V given directly, d_k = 2; its printed table is reproduced to 3 decimals.
+    "direct3": Preset(
+        key="direct3", text="A B C", d_model=2, d_k=2, d_v=2, mode="direct",
+        rows={"Q": {"A": [1, 0], "B": [0, 1], "C": [1, 1]},
+              "K": {"A": [1, 0], "B": [0, 1], "C": [1, 1]},
+              "V": {"A": [10, 0], "B": [0, 10], "C": [5, 5]}},
+    ),
+    # Seed 004: 私 / は / 学校へ / 行きます with X, W_Q, W_K, W_V from its code (d_model = 4, d_k = d_v = 2).
+    "school": Preset(
+        key="school", text="私 は 学校へ 行きます", d_model=4, d_k=2, d_v=2, mode="xw",
+        rows={"X": {"私": [1, 0, 1, 0], "は": [0, 1, 0, 1], "学校へ": [1, 1, 0, 0], "行きます": [0, 0, 1, 1]}},
+        weights={
+            "W_Q": [[1, 0], [0, 1], [1, 0], [0, 1]],
+            "W_K": [[1, 0], [0, 1], [0, 1], [1, 0]],
+            "W_V": [[1, 0], [0, 1], [1, 0], [0, 1]],
+        },
+    ),
+    # Your own sentence: every number from the seed.
+    "custom": Preset(key="custom", text="猫 が 魚 を 食べる", d_model=4, d_k=4, d_v=4, mode="xw"),
+}
+
+
+@dataclass(frozen=True)
+class QKVState:
+    """Everything the Q·K·V page shows, in one value (what a share link carries).
+
+    Attributes:
+        preset: key of PRESETS the lesson started from.
+        text: the sentence as typed; ``tokens`` is derived from it (at most MAX_TOKENS).
+        d_model, d_k, d_v: sizes, each in DIM_MIN..DIM_MAX.
+        seed: 0..SEED_MAX, seeds every number a preset does not give.
+        mode: "xw" (Q = X·W_Q, ...) or "direct" (Q, K, V typed in).
+        mats: name → float64 matrix for X, W_Q, W_K, W_V, Q, K, V (shapes from :func:`matrix_shape`).
+        query: index of the query token whose arithmetic is spelled out.
+    """
+
+    preset: str
+    text: str
+    d_model: int
+    d_k: int
+    d_v: int
+    seed: int
+    mode: str
+    mats: dict
+    query: int = 0
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return tokenize(self.text).tokens
+
+    @property
+    def n(self) -> int:
+        return len(self.tokens)
+
+
+def matrix_shape(name: str, n: int, d_model: int, d_k: int, d_v: int) -> tuple[int, int]:
+    """Shape of a named matrix for n tokens: X (n, d_model); W_Q, W_K (d_model, d_k); W_V (d_model, d_v);
+    Q, K (n, d_k); V (n, d_v). Raises KeyError for an unknown name."""
+    return {"X": (n, d_model), "W_Q": (d_model, d_k), "W_K": (d_model, d_k), "W_V": (d_model, d_v),
+            "Q": (n, d_k), "K": (n, d_k), "V": (n, d_v)}[name]
+
+
+def state_shape(state: QKVState, name: str) -> tuple[int, int]:
+    return matrix_shape(name, state.n, state.d_model, state.d_k, state.d_v)
+
+
+def active_matrices(mode: str) -> tuple[str, ...]:
+    """The matrices a student edits in a mode: X, W_Q, W_K, W_V ("xw") or Q, K, V ("direct")."""
+    return XW_MATRICES if mode == "xw" else DIRECT_MATRICES
+
+
+def _crc(s: str) -> int:
+    return zlib.crc32(s.encode("utf-8"))
+
+
+@lru_cache(maxsize=1024)
+def _random_row(seed: int, name: str, token: str) -> np.ndarray:
+    rng = np.random.default_rng([seed, _crc(name), _crc(token)])
+    row = np.round(rng.normal(0.0, X_SCALE, DIM_MAX), 1) + 0.0  # + 0.0 turns -0.0 into 0.0
+    row.setflags(write=False)
+    return row
+
+
+@lru_cache(maxsize=256)
+def _random_weight(seed: int, name: str) -> np.ndarray:
+    rng = np.random.default_rng([seed, _crc(name)])
+    w = np.round(rng.normal(0.0, W_SCALE, (DIM_MAX, DIM_MAX)), 1) + 0.0
+    w.setflags(write=False)
+    return w
+
+
+def _overlay(base: np.ndarray, values) -> np.ndarray:
+    """Copy of base with the top-left part replaced by ``values`` where it fits."""
+    out = base.copy()
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim == 1:
+        k = min(out.shape[-1], v.shape[0])
+        out[..., :k] = v[:k]
+    else:
+        r, c = min(out.shape[0], v.shape[0]), min(out.shape[1], v.shape[1])
+        out[:r, :c] = v[:r, :c]
+    return out
+
+
+def baseline_row(preset: Preset, seed: int, name: str, token: str, width: int) -> np.ndarray:
+    """The row a token gets before any edit: the preset's numbers where it has them, else the seed's."""
+    row = _random_row(seed, name, token)[:width]
+    given = preset.rows.get(name, {}).get(token)
+    return _overlay(row, given) if given is not None else row.copy()
+
+
+def baseline_matrix(state: QKVState, name: str) -> np.ndarray:
+    """What matrix ``name`` holds for this state's preset, tokens, sizes and seed before any edit.
+
+    In direct mode of a preset that gives X and W, Q/K/V start as X·W of the baselines."""
+    preset = PRESETS[state.preset]
+    rows, cols = state_shape(state, name)
+    if name in ROW_MATRICES and (name == "X" or name in preset.rows or preset.mode == "direct"):
+        out = np.empty((rows, cols))
+        for i, tok in enumerate(state.tokens):
+            out[i] = baseline_row(preset, state.seed, name, tok, cols)
+        return out
+    if name in ROW_MATRICES:  # direct-mode Q, K, V for an X·W preset: the projection of the baselines
+        X = baseline_matrix(state, "X")
+        W = baseline_matrix(state, {"Q": "W_Q", "K": "W_K", "V": "W_V"}[name])
+        return X @ W
+    base = _random_weight(state.seed, name)[:rows, :cols]
+    given = preset.weights.get(name)
+    return _overlay(base, given) if given is not None else base.copy()
+
+
+def _fresh(preset_key: str, text: str, d_model: int, d_k: int, d_v: int, seed: int, mode: str, query: int):
+    s = QKVState(preset_key, text, d_model, d_k, d_v, seed, mode, {}, query)
+    mats = {name: baseline_matrix(s, name) for name in XW_MATRICES + DIRECT_MATRICES}
+    return replace(s, mats=mats)
+
+
+def default_state(preset_key: str = "dog", seed: int = 0) -> QKVState:
+    """The state a preset opens with. Raises KeyError for an unknown preset."""
+    p = PRESETS[preset_key]
+    return _fresh(p.key, p.text, p.d_model, p.d_k, p.d_v, seed, p.mode, p.query)
+
+
+def with_preset(state: QKVState, preset_key: str) -> QKVState:
+    """Start the preset afresh (its tokens, sizes, matrices), keeping the seed."""
+    return default_state(preset_key, state.seed)
+
+
+def _resized(state: QKVState, new: QKVState) -> QKVState:
+    """Matrices of ``state`` carried into ``new`` (other tokens and/or sizes): weight matrices keep the top-left
+    part that fits; row matrices keep a token's row (matched by token text, in order), cut or filled to width;
+    everything else comes from the baseline of ``new``."""
+    old_rows: dict[str, dict[str, list[np.ndarray]]] = {}
+    for name in ROW_MATRICES:
+        by_tok: dict[str, list[np.ndarray]] = {}
+        for tok, row in zip(state.tokens, state.mats[name]):
+            by_tok.setdefault(tok, []).append(row)
+        old_rows[name] = by_tok
+    mats = {}
+    for name in XW_MATRICES + DIRECT_MATRICES:
+        base = baseline_matrix(new, name)
+        if name in ROW_MATRICES:
+            used: dict[str, int] = {}
+            for i, tok in enumerate(new.tokens):
+                rows = old_rows[name].get(tok, [])
+                k = used.get(tok, 0)
+                if k < len(rows):
+                    base[i] = _overlay(base[i], rows[k])
+                used[tok] = k + 1
+        else:
+            base = _overlay(base, state.mats[name])
+        mats[name] = base
+    return replace(new, mats=mats)
+
+
+def with_text(state: QKVState, text: str) -> QKVState:
+    """New sentence: each token keeps its rows if it was there before; new tokens get the seed's numbers.
+    The chosen query is clamped to the new length (see :func:`with_query`)."""
+    new = replace(state, text=text)
+    out = _resized(state, new)
+    return with_query(out, state.query)[0]
+
+
+def with_sizes(state: QKVState, d_model: int | None = None, d_k: int | None = None, d_v: int | None = None):
+    """New d_model / d_k / d_v (each clamped to DIM_MIN..DIM_MAX): what still fits is kept, the rest comes from
+    the preset and the seed."""
+    def clamp(v, old):
+        return old if v is None else int(min(max(int(v), DIM_MIN), DIM_MAX))
+
+    new = replace(state, d_model=clamp(d_model, state.d_model), d_k=clamp(d_k, state.d_k),
+                  d_v=clamp(d_v, state.d_v))
+    return _resized(state, new)
+
+
+def with_seed(state: QKVState, seed: int) -> QKVState:
+    """New seed: every number of the preset at the current tokens and sizes is drawn again (edits are dropped)."""
+    s = int(min(max(int(seed), 0), SEED_MAX))
+    return _fresh(state.preset, state.text, state.d_model, state.d_k, state.d_v, s, state.mode, state.query)
+
+
+def with_mode(state: QKVState, mode: str) -> QKVState:
+    """Switch between "xw" and "direct". Entering direct mode starts Q, K, V at the current X·W, so the numbers
+    continue; going back to "xw" keeps X and W as they were. Raises ValueError for another mode."""
+    if mode not in ("xw", "direct"):
+        raise ValueError(f"mode must be 'xw' or 'direct', got {mode!r}")
+    if mode == state.mode:
+        return state
+    mats = dict(state.mats)
+    if mode == "direct" and state.n:
+        mats.update(zip(DIRECT_MATRICES, project_qkv(mats["X"], mats["W_Q"], mats["W_K"], mats["W_V"])))
+    return replace(state, mode=mode, mats=mats)
+
+
+def with_query(state: QKVState, query: int) -> tuple[QKVState, bool]:
+    """Choose the query token. Returns (state, clamped): an index past the end becomes the last token and
+    ``clamped`` is True so the UI can say so (never an IndexError, never a silent jump to 0)."""
+    q = int(query)
+    hi = max(state.n - 1, 0)
+    clamped = q > hi or q < 0
+    return replace(state, query=min(max(q, 0), hi)), clamped
+
+
+class CellError(ValueError):
+    """A refused value. ``code`` names the reason in the language tables (reason.<code>); ``args`` fill it."""
+
+    def __init__(self, code: str, **args):
+        super().__init__(f"{code}: {args}")
+        self.code, self.args_ = code, args
+
+
+def check_cell(value) -> float:
+    """A typed cell value as float.
+
+    Raises:
+        CellError (a ValueError) with code "not_number", "not_finite" or "too_big" (|value| > CELL_LIMIT).
+    """
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise CellError("not_number", value=str(value)[:40]) from None
+    if not np.isfinite(v):
+        raise CellError("not_finite", value=str(value)[:40])
+    if abs(v) > CELL_LIMIT:
+        raise CellError("too_big", value=f"{v:g}", limit=f"{CELL_LIMIT:g}")
+    return v + 0.0
+
+
+def with_matrix(state: QKVState, name: str, M) -> QKVState:
+    """Replace matrix ``name`` (same shape; every value must pass :func:`check_cell`). Raises ValueError."""
+    arr = np.array(M, dtype=np.float64)
+    if arr.shape != state_shape(state, name):
+        raise ValueError(f"{name} must have shape {state_shape(state, name)}, got {arr.shape}")
+    for (i, j), v in np.ndenumerate(arr):
+        try:
+            check_cell(v)
+        except CellError as e:
+            e.args_.update(matrix=name, row=i, col=j)
+            raise
+    return replace(state, mats={**state.mats, name: arr + 0.0})
+
+
+def with_cell(state: QKVState, name: str, i: int, j: int, value) -> QKVState:
+    """Set one cell. Raises ValueError (from :func:`check_cell`) or IndexError for a cell outside the matrix."""
+    v = check_cell(value)
+    M = state.mats[name].copy()
+    M[i, j] = v
+    return replace(state, mats={**state.mats, name: M})
+
+
+@dataclass(frozen=True)
+class QKVResult:
+    """Q, K, V (n, d_k), (n, d_k), (n, d_v) and the attention steps for the state's active mode."""
+
+    Q: np.ndarray
+    K: np.ndarray
+    V: np.ndarray
+    steps: AttentionSteps
+
+
+def compute(state: QKVState) -> QKVResult | None:
+    """Run the lesson: project (xw mode) or take Q, K, V as typed (direct mode), then scaled dot-product
+    attention. Returns None when there are no tokens. Raises ValueError on overflow (cannot happen with cells
+    within ±CELL_LIMIT)."""
+    if state.n == 0:
+        return None
+    m = state.mats
+    if state.mode == "xw":
+        Q, K, V = project_qkv(m["X"], m["W_Q"], m["W_K"], m["W_V"])
+    else:
+        Q, K, V = m["Q"], m["K"], m["V"]
+    return QKVResult(Q, K, V, scaled_dot_product_attention(Q, K, V))
+
+
+assert all(len(p.text.split()) <= MAX_TOKENS for p in PRESETS.values())

@@ -1,0 +1,47 @@
+"""Language tables: t(key, **fmt) over assets/i18n/{ja,en}.toml. Japanese is the default language."""
+from __future__ import annotations
+
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+
+LANGS = ("ja", "en")
+DEFAULT_LANG = "ja"
+_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
+
+
+def _flatten(d: dict, prefix: str = "") -> dict[str, str]:
+    out: dict[str, str] = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(_flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+@lru_cache(maxsize=None)
+def table(lang: str) -> dict[str, str]:
+    """All strings of one language as a flat {dotted.key: text} dict. Raises FileNotFoundError for a language
+    without a table."""
+    with open(_DIR / f"{lang}.toml", "rb") as f:
+        return _flatten(tomllib.load(f))
+
+
+def current_lang() -> str:
+    """The language of this session ("ja" unless the user chose otherwise); "ja" outside Streamlit."""
+    try:
+        import streamlit as st
+
+        lang = st.session_state.get("lang", DEFAULT_LANG)
+    except Exception:  # outside a Streamlit run (unit tests of figure builders)
+        lang = DEFAULT_LANG
+    return lang if lang in LANGS else DEFAULT_LANG
+
+
+def t(key: str, lang: str | None = None, **fmt) -> str:
+    """The text for ``key`` in ``lang`` (default: the session's), with ``{placeholders}`` filled from fmt.
+    A missing key shows as the key itself (tests keep both tables complete)."""
+    text = table(lang or current_lang()).get(key, key)
+    return text.format(**fmt) if fmt else text

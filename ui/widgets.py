@@ -1,0 +1,122 @@
+"""Widgets shared by the lesson pages: matrix grid editor, one-cell slider, share panel, notices."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attention_core.lessons import CellError, check_cell
+
+from .i18n import t
+from .session import sync
+
+
+# ---- matrix grid -----------------------------------------------------------------------------------------------
+def _apply_edits(base: np.ndarray, edits: dict, cols: list[str]) -> tuple[np.ndarray, list[tuple[int, int, CellError]]]:
+    out, refused = base.copy(), []
+    for i, row in edits.items():
+        for col, value in row.items():
+            i_, j = int(i), cols.index(str(col)) if str(col) in cols else -1
+            if j < 0 or not 0 <= i_ < out.shape[0]:
+                continue
+            try:
+                out[i_, j] = check_cell(value)
+            except CellError as e:
+                refused.append((i_, j, e))
+    return out, refused
+
+
+def _reset_editor(key: str, M: np.ndarray) -> None:
+    ver = st.session_state.get(f"{key}:ver", 0)
+    st.session_state.pop(f"{key}:ed{ver}", None)
+    st.session_state[f"{key}:ver"] = ver + 1
+    st.session_state[f"{key}:base"] = M.copy()
+
+
+def _on_edit(key: str, edkey: str, cols: list[str], commit: Callable[[np.ndarray], None], name: str,
+             notify: Callable[[str, dict], None]) -> None:
+    base = st.session_state[f"{key}:base"]
+    edits = st.session_state.get(edkey, {}).get("edited_rows", {})
+    M, refused = _apply_edits(base, edits, cols)
+    commit(M)
+    for i, j, e in refused:
+        notify("cell_refused", dict(matrix=name, row=i + 1, col=j + 1, reason=t(f"reason.{e.code}", **e.args_)))
+    if refused:  # show the accepted numbers again, not what was typed
+        _reset_editor(key, M)
+
+
+def matrix_editor(key: str, M: np.ndarray, row_labels: list[str], col_labels: list[str], *, name: str,
+                  commit: Callable[[np.ndarray], None], notify: Callable[[str, dict], None]) -> None:
+    """An editable grid for matrix M. Edits are validated cell by cell (finite, within the cell limit) and passed
+    to ``commit``; refused cells keep their old value and ``notify("cell_refused", args)`` is called.
+
+    The grid is given a fixed base matrix and its edits accumulate on top (never its own output fed back, which
+    would revert every second edit, K14); when M changes from elsewhere (a slider, a new size) the grid restarts.
+    """
+    base = st.session_state.get(f"{key}:base")
+    ver = st.session_state.get(f"{key}:ver", 0)
+    edkey = f"{key}:ed{ver}"
+    cols = [str(c) for c in col_labels]
+    if base is not None and base.shape == M.shape:
+        expected, _ = _apply_edits(base, st.session_state.get(edkey, {}).get("edited_rows", {}), cols)
+    else:
+        expected = None
+    if expected is None or not np.array_equal(expected, M):
+        _reset_editor(key, M)
+        ver = st.session_state[f"{key}:ver"]
+        edkey = f"{key}:ed{ver}"
+        base = st.session_state[f"{key}:base"]
+    df = pd.DataFrame(base, index=[str(r) for r in row_labels], columns=cols)
+    st.data_editor(
+        df, key=edkey, on_change=_on_edit, args=(key, edkey, cols, commit, name, notify), num_rows="fixed",
+        column_config={c: st.column_config.NumberColumn(c, format="%.4g", step=0.1) for c in cols},
+        width="content",
+    )
+
+
+# ---- one cell, one slider ----------------------------------------------------------------------------------------
+def cell_slider(key: str, mats: dict[str, np.ndarray], labels: dict[str, tuple[list[str], list[str]]],
+                commit: Callable[[str, int, int, float], None], *, limit: float = 5.0) -> None:
+    """Pick a matrix and a cell, then move a slider: ``commit(name, i, j, value)`` is called on every move."""
+    names = list(mats)
+    if not names:
+        return
+    sync(f"{key}:m", st.session_state.get(f"{key}:m") if st.session_state.get(f"{key}:m") in names else names[0])
+    c1, c2, c3 = st.columns([1, 1, 1])
+    name = c1.selectbox(t("cell.matrix"), names, key=f"{key}:m")
+    M = mats[name]
+    rows, cols = labels[name]
+    for axis, n in (("i", M.shape[0]), ("j", M.shape[1])):
+        cur = st.session_state.get(f"{key}:{axis}", 0)
+        sync(f"{key}:{axis}", min(max(int(cur or 0), 0), max(n - 1, 0)))
+    i = c2.selectbox(t("cell.row"), list(range(M.shape[0])), key=f"{key}:i",
+                     format_func=lambda k: f"{k + 1}: {rows[k]}")
+    j = c3.selectbox(t("cell.col"), list(range(M.shape[1])), key=f"{key}:j",
+                     format_func=lambda k: f"{k + 1}: {cols[k]}")
+    v = float(M[i, j])
+    lo, hi = min(-limit, np.floor(v)), max(limit, np.ceil(v))
+    sync(f"{key}:v", v)
+    st.slider(t("cell.value", matrix=name, row=i + 1, col=j + 1), min_value=float(lo), max_value=float(hi),
+              step=0.1, key=f"{key}:v", on_change=lambda: commit(name, i, j, st.session_state[f"{key}:v"]),
+              help=t("cell.help"))
+
+
+# ---- notices and share link --------------------------------------------------------------------------------------
+def show_notices(notes) -> None:
+    """Each notice in words: (code, args) pairs or share.Notice values."""
+    for n in notes:
+        code, args = (n.code, n.args) if hasattr(n, "code") else n
+        args = dict(args)
+        if code == "bad_value":
+            extra = args.pop("extra", {}) or {}
+            args["reason"] = t(f"reason.{args['reason']}", **extra)
+        st.warning(t(f"notice.{code}", **args), icon=":material/warning:")
+
+
+def share_panel(url: str | None, query: str) -> None:
+    """The link that reproduces this exact setup, with a copy button."""
+    with st.expander(t("share.title"), expanded=False, icon=":material/link:"):
+        st.caption(t("share.help"))
+        st.code((url or "") + ("?" + query if query else ""), language=None, wrap_lines=True)
