@@ -23,10 +23,19 @@ def _flatten(d: dict, prefix: str = "") -> dict[str, str]:
 
 @lru_cache(maxsize=None)
 def table(lang: str) -> dict[str, str]:
-    """All strings of one language as a flat {dotted.key: text} dict. Raises FileNotFoundError for a language
-    without a table."""
-    with open(_DIR / f"{lang}.toml", "rb") as f:
-        return _flatten(tomllib.load(f))
+    """All strings of one language as a flat {dotted.key: text} dict, from assets/i18n/<lang>.toml and any
+    assets/i18n/<lang>.<part>.toml (one file per lesson keeps tables small). Raises FileNotFoundError for a
+    language without a main table, ValueError for a key defined in two files."""
+    files = [_DIR / f"{lang}.toml", *sorted(_DIR.glob(f"{lang}.*.toml"))]
+    out: dict[str, str] = {}
+    for path in files:
+        with open(path, "rb") as f:
+            part = _flatten(tomllib.load(f))
+        twice = out.keys() & part.keys()
+        if twice:
+            raise ValueError(f"{path.name} defines keys already defined elsewhere: {sorted(twice)[:5]}")
+        out.update(part)
+    return out
 
 
 def current_lang() -> str:
