@@ -90,9 +90,10 @@ def inputs_section(state: L.QKVState) -> None:
     with st.container(border=True):
         st.markdown(t("cell.title"))
         widgets.cell_slider("qkv.cell", {n: state.mats[n] for n in names}, labels, _commit_cell)
-    cols = st.columns(2)
+    wide = max(max(state.mats[n].shape) for n in names) > 8
+    cols = st.columns(1 if wide else 2)
     for k, n in enumerate(names):
-        with cols[k % 2]:
+        with cols[k % len(cols)]:
             role = n if n in ("X", "Q", "K", "V") else "W"
             draw.show_heatmap(n, state.mats[n], *labels[n], role=role, key=f"qkv.fig.{n}")
     with st.expander(t("qkv.edit_grids"), icon=":material/edit:"):
@@ -106,9 +107,10 @@ def inputs_section(state: L.QKVState) -> None:
 def qkv_section(state: L.QKVState, res: L.QKVResult) -> None:
     st.subheader(t("qkv.sec.qkv"))
     st.caption(t("qkv.sec.qkv_help"))
-    cols = st.columns(3)
-    for col, (n, M) in zip(cols, (("Q", res.Q), ("K", res.K), ("V", res.V))):
-        with col:
+    widest = max(state.d_k, state.d_v)
+    cols = st.columns(3 if widest <= 3 else 2 if widest <= 6 else 1)
+    for k, (n, M) in enumerate((("Q", res.Q), ("K", res.K), ("V", res.V))):
+        with cols[k % len(cols)]:
             draw.show_heatmap(n + "_out", M, *draw.matrix_labels(n, state.tokens, *M.shape), role=n,
                               key=f"qkv.fig.{n}_out", highlight_row=state.query if n == "Q" else None)
 
@@ -117,7 +119,7 @@ def scores_section(state: L.QKVState, res: L.QKVResult) -> None:
     s = res.steps
     toks = list(state.tokens)
     st.subheader(t("qkv.sec.scores"))
-    c1, c2 = st.columns(2)
+    c1, c2 = st.columns(2) if state.n <= 8 else (st.container(), st.container())
     with c1:
         draw.show_heatmap("scores", s.scores, toks, toks, key="qkv.fig.scores", highlight_row=state.query,
                           caption=t("fig.scores.caption"))
@@ -125,7 +127,7 @@ def scores_section(state: L.QKVState, res: L.QKVResult) -> None:
         draw.show_heatmap("scaled", s.scaled_scores, toks, toks, key="qkv.fig.scaled", highlight_row=state.query,
                           caption=t("fig.scaled.caption", d_k=state.d_k, root=f"{np.sqrt(state.d_k):.3f}"))
     st.subheader(t("qkv.sec.weights"))
-    c1, c2 = st.columns([3, 2])
+    c1, c2 = st.columns([3, 2]) if state.n <= 8 and state.d_v <= 6 else (st.container(), st.container())
     with c1:
         draw.show_heatmap("weights", s.weights, toks, toks, weights=True, key="qkv.fig.weights",
                           highlight_row=state.query, caption=t("fig.weights.caption"))
