@@ -16,7 +16,7 @@ def _language() -> None:
         if asked not in LANGS:
             session.push_notices("frame", [("bad_lang", {"value": str(asked)[:20]})])
     st.sidebar.radio(t("frame.language"), LANGS, key="lang", horizontal=True,
-                     format_func=lambda code: {"ja": "日本語", "en": "English"}[code])
+                     format_func=lambda code: t(f"frame.lang_{code}"))
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Home: what Attention Lab is, the live 「犬が歩く」 weights as its picture, and the lesson map."""
+"""Home: what Attention Lab is, the live weights of the dog-walks lesson as its picture, and the lesson map."""
 from __future__ import annotations
 
 import streamlit as st
