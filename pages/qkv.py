@@ -52,6 +52,8 @@ def controls(state: L.QKVState) -> None:
         c1, c2, c3 = st.columns([1.2, 2, 1.3])
         c1.selectbox(t("qkv.preset"), list(L.PRESETS), key=K["preset"], format_func=lambda k: t(f"preset.{k}"),
                      on_change=lambda: _set(L.with_preset, st.session_state[K["preset"]]))
+        c1.button(t("qkv.reset"), key="qkv.reset", icon=":material/restart_alt:", help=t("qkv.reset_help"),
+                  on_click=lambda: _set(L.with_preset, state.preset))
         c2.text_input(t("qkv.text"), key=K["text"], max_chars=MAX_TEXT_CHARS, help=t("qkv.text_help"),
                       on_change=_on_text)
         c3.radio(t("qkv.mode"), ["xw", "direct"], key=K["mode"], format_func=lambda m: t(f"mode.{m}"),
