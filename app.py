@@ -25,6 +25,7 @@ def main() -> None:
     pages = [
         st.Page("pages/home.py", title=t("nav.home"), icon=":material/home:", url_path="home", default=True),
         st.Page("pages/qkv.py", title=t("nav.qkv"), icon=":material/calculate:", url_path="qkv"),
+        st.Page("pages/scaling.py", title=t("scaling.nav"), icon=":material/tune:", url_path="scaling"),
     ]
     nav = st.navigation(pages)
     st.session_state.pop(session.SHARE_KEY, None)

@@ -26,7 +26,8 @@ def main() -> None:
     st.subheader(t("home.lessons"))
     st.page_link("pages/qkv.py", label=t("nav.qkv"), icon=":material/calculate:")
     st.caption(t("lesson.qkv.blurb"))
-    for key in ("scaling", "masks", "multihead", "positional", "cross"):
+    st.page_link("pages/scaling.py", label=t("lesson.scaling.title"), icon=":material/tune:")
+    for key in ("masks", "multihead", "positional", "cross"):
         st.markdown(f"- {t(f'lesson.{key}.title')} — {t('home.coming')}")
 
 

@@ -1,0 +1,290 @@
+"""Scaling and softmax: the 3-books mix, why scores are divided by √d_k, and softmax temperature.
+
+Letters: n keys (books), d_k the query/key width, d_v the value width, m samples or draws. Arrays are float64.
+
+The variance argument (Vaswani et al. 2017, "Attention Is All You Need", sec. 3.2.1, footnote 4): if the
+components of q and k are independent with mean 0 and variance 1, then q·k = Σ_i q_i k_i has mean 0 and
+variance d_k. Large d_k therefore gives large scores, and softmax of large scores is nearly one-hot (its
+gradients vanish). Dividing by √d_k brings the variance back to 1 whatever d_k is; it is the same as a softmax
+temperature T = √d_k.
+
+Random draws use ``np.random.default_rng([seed, d_k, stream])``, so a value at one d_k does not depend on which
+other d_k are asked for, and the same seed always gives the same numbers. Work is done in chunks, so memory
+stays bounded (about CHUNK_FLOATS floats at a time) whatever the sizes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .attention import softmax
+
+__all__ = [
+    "DK_STEPS", "SATURATION_DKS", "CHUNK_FLOATS", "MAX_DK", "MAX_SAMPLES", "MAX_KEYS", "MAX_DRAWS",
+    "MixSteps", "book_mix", "temperature_softmax", "argmax_limit", "uniform_limit", "entropy",
+    "dot_product_samples", "VarianceLab", "variance_lab", "density_histogram",
+    "SaturationCurves", "saturation_curves", "temperature_sweep",
+]
+
+DK_STEPS = tuple(2**i for i in range(10))
+"""The key widths the lesson offers: 1, 2, 4, ..., 512."""
+SATURATION_DKS = tuple(sorted({2**i for i in range(10)} | {3 * 2**i for i in range(8)}))
+"""A denser grid for the saturation chart: 1, 2, 3, 4, 6, 8, 12, ..., 384, 512."""
+MAX_DK = 4096
+MAX_SAMPLES = 200_000
+MAX_KEYS = 64
+MAX_DRAWS = 20_000
+CHUNK_FLOATS = 1 << 20
+"""Largest block of random numbers drawn at once (8 MB of float64)."""
+
+
+def _check_int(name: str, v, lo: int, hi: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer in {lo}..{hi}, got {v!r}")
+    if not lo <= int(v) <= hi:
+        raise ValueError(f"{name} must be in {lo}..{hi}, got {v}")
+    return int(v)
+
+
+def _vector(name: str, x) -> np.ndarray:
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim != 1 or a.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must hold finite numbers only, got {a.tolist()}")
+    return a
+
+
+# ---- the 3-books mix ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MixSteps:
+    """One query against n books, step by step.
+
+    Attributes:
+        raw: the scores q·k as given, shape (n,).
+        divisor: √d_k when scaling is on, else 1.0.
+        scaled: raw / divisor, shape (n,).
+        weights: softmax(scaled), shape (n,), sums to 1.
+        output: weights @ values, shape (d_v,) -- the mixed content Σ_j w_j v_j.
+    """
+
+    raw: np.ndarray
+    divisor: float
+    scaled: np.ndarray
+    weights: np.ndarray
+    output: np.ndarray
+
+
+def book_mix(scores, d_k: int, values, scale: bool = True) -> MixSteps:
+    """softmax(scores / √d_k) (or softmax(scores) with scale=False), then the weighted sum of the values.
+
+    Args:
+        scores: (n,) raw scores q·k, finite.
+        d_k: key width, 1..MAX_DK (only its square root is used).
+        values: (n, d_v) one value vector per book, finite.
+        scale: divide by √d_k (True) or not.
+
+    Raises:
+        ValueError: non-finite input, d_k out of range, or values with a row count other than n.
+    """
+    raw = _vector("scores", scores)
+    d_k = _check_int("d_k", d_k, 1, MAX_DK)
+    V = np.asarray(values, dtype=np.float64)
+    if V.ndim != 2 or V.shape[0] != raw.size:
+        raise ValueError(f"values must have one row per score: scores {raw.shape}, values {V.shape}")
+    if not np.all(np.isfinite(V)):
+        raise ValueError("values must hold finite numbers only")
+    divisor = float(np.sqrt(d_k)) if scale else 1.0
+    scaled = raw / divisor
+    w = softmax(scaled)
+    return MixSteps(raw=raw, divisor=divisor, scaled=scaled, weights=w, output=w @ V)
+
+
+# ---- temperature ------------------------------------------------------------------------------------------------
+def temperature_softmax(scores, T: float) -> np.ndarray:
+    """softmax(scores / T) along the last axis.
+
+    Args:
+        scores: array-like (..., n), finite.
+        T: temperature, finite and > 0. T → 0 tends to :func:`argmax_limit`, T → ∞ to :func:`uniform_limit`;
+            dividing by √d_k is T = √d_k.
+
+    Returns:
+        float64 array of the same shape; each slice along the last axis sums to 1.
+
+    Raises:
+        ValueError: T not finite and positive, or non-finite scores.
+    """
+    T = float(T)
+    if not np.isfinite(T) or T <= 0:
+        raise ValueError(f"temperature T must be a finite number > 0, got {T!r}")
+    s = np.asarray(scores, dtype=np.float64)
+    if not np.all(np.isfinite(s)):
+        raise ValueError("scores must be finite")
+    with np.errstate(over="ignore"):
+        z = s / T
+    z = np.where(np.isposinf(z), np.finfo(np.float64).max, z)  # tiny T: huge but finite, softmax stays stable
+    return softmax(z)
+
+
+def argmax_limit(scores) -> np.ndarray:
+    """The T → 0 limit of softmax(scores / T): weight 1 on the largest score, shared equally among ties.
+    Shape (n,) from (n,); raises ValueError for non-finite or empty scores."""
+    s = _vector("scores", scores)
+    top = s == s.max()
+    return top / top.sum()
+
+
+def uniform_limit(n: int) -> np.ndarray:
+    """The T → ∞ limit: every one of n keys gets 1/n. Shape (n,); raises ValueError unless 1 <= n <= MAX_KEYS."""
+    n = _check_int("n", n, 1, MAX_KEYS)
+    return np.full(n, 1.0 / n)
+
+
+def temperature_sweep(scores, temperatures) -> np.ndarray:
+    """softmax(scores / T) for every T: shape (len(temperatures), n). Raises ValueError like
+    :func:`temperature_softmax`."""
+    s = _vector("scores", scores)
+    Ts = np.asarray(temperatures, dtype=np.float64).ravel()
+    if Ts.size > 10_000:
+        raise ValueError(f"at most 10000 temperatures, got {Ts.size}")
+    return np.array([temperature_softmax(s, T) for T in Ts]).reshape(Ts.size, s.size)
+
+
+def entropy(p, axis: int = -1) -> np.ndarray:
+    """Shannon entropy in nats, −Σ p log p along ``axis`` (0·log 0 = 0). Uniform over n gives ln n; one-hot 0."""
+    a = np.asarray(p, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(a > 0, -a * np.log(np.where(a > 0, a, 1.0)), 0.0)
+    return terms.sum(axis=axis)
+
+
+# ---- the variance lab --------------------------------------------------------------------------------------------
+def dot_product_samples(d_k: int, n_samples: int, seed: int = 0) -> np.ndarray:
+    """n_samples values of q·k where q and k each have d_k independent N(0, 1) components.
+
+    Args:
+        d_k: 1..MAX_DK; n_samples: 1..MAX_SAMPLES; seed: >= 0.
+
+    Returns:
+        float64 array (n_samples,): raw dot products (mean 0, variance d_k in theory).
+
+    Raises:
+        ValueError: a size out of range or a negative seed.
+    """
+    d_k = _check_int("d_k", d_k, 1, MAX_DK)
+    n = _check_int("n_samples", n_samples, 1, MAX_SAMPLES)
+    seed = _check_int("seed", seed, 0, 2**32 - 1)
+    rng = np.random.default_rng([seed, d_k, 1])
+    out = np.empty(n)
+    rows = max(1, CHUNK_FLOATS // (2 * d_k))
+    for a in range(0, n, rows):
+        b = min(n, a + rows)
+        qk = rng.standard_normal((b - a, 2, d_k))  # q and k of one sample drawn together: sample i is the same
+        out[a:b] = np.einsum("ij,ij->i", qk[:, 0], qk[:, 1])  # whatever n_samples is
+    return out
+
+
+@dataclass(frozen=True)
+class VarianceLab:
+    """Samples of q·k at one d_k, with and without ÷√d_k.
+
+    Attributes:
+        d_k: the key width.
+        raw: (m,) q·k; scaled: (m,) q·k / √d_k.
+        var_raw, var_scaled: measured variances (population, ddof=0).
+        theory_raw: d_k; theory_scaled: 1.0 (Vaswani et al. 2017, sec. 3.2.1, footnote 4).
+    """
+
+    d_k: int
+    raw: np.ndarray
+    scaled: np.ndarray
+    var_raw: float
+    var_scaled: float
+    theory_raw: float
+    theory_scaled: float
+
+
+def variance_lab(d_k: int, n_samples: int = 20_000, seed: int = 0) -> VarianceLab:
+    """Draw :func:`dot_product_samples` and measure the variance with and without scaling. Raises like it."""
+    raw = dot_product_samples(d_k, n_samples, seed)
+    scaled = raw / np.sqrt(d_k)
+    return VarianceLab(d_k=int(d_k), raw=raw, scaled=scaled, var_raw=float(raw.var()),
+                       var_scaled=float(scaled.var()), theory_raw=float(d_k), theory_scaled=1.0)
+
+
+def density_histogram(x, lo: float, hi: float, bins: int = 60) -> tuple[np.ndarray, np.ndarray]:
+    """Histogram of x on [lo, hi] as a probability density (area 1 over all samples).
+
+    Returns:
+        (centers (bins,), density (bins,)); samples outside [lo, hi] are counted in no bin.
+
+    Raises:
+        ValueError: bins outside 1..1000, lo >= hi, or non-finite bounds.
+    """
+    bins = _check_int("bins", bins, 1, 1000)
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        raise ValueError(f"need finite lo < hi, got {lo}, {hi}")
+    a = np.asarray(x, dtype=np.float64).ravel()
+    counts, edges = np.histogram(a, bins=bins, range=(lo, hi))
+    width = (hi - lo) / bins
+    density = counts / (max(a.size, 1) * width)
+    return (edges[:-1] + edges[1:]) / 2, density
+
+
+# ---- softmax saturation over d_k ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SaturationCurves:
+    """Mean over draws of one query against n keys, for every d_k (components N(0, 1), seeded).
+
+    Attributes:
+        d_ks: (g,) int widths; n_keys: n; n_draws: draws per width.
+        max_raw, max_scaled: (g,) mean largest softmax weight without / with ÷√d_k (between 1/n and 1).
+        entropy_raw, entropy_scaled: (g,) mean entropy of the weights in nats (between 0 and ln n).
+    """
+
+    d_ks: np.ndarray
+    n_keys: int
+    n_draws: int
+    max_raw: np.ndarray
+    max_scaled: np.ndarray
+    entropy_raw: np.ndarray
+    entropy_scaled: np.ndarray
+
+
+def saturation_curves(d_ks=DK_STEPS, n_keys: int = 8, n_draws: int = 400, seed: int = 0) -> SaturationCurves:
+    """How peaked softmax(q·K / c) is, with c = 1 (no scaling) and c = √d_k, as d_k grows.
+
+    Args:
+        d_ks: 1..64 widths, each 1..MAX_DK.
+        n_keys: keys per row, 1..MAX_KEYS.
+        n_draws: rows per width, 1..MAX_DRAWS (each row: a fresh q and n fresh keys).
+        seed: >= 0.
+
+    Raises:
+        ValueError: a size out of range.
+    """
+    widths = [_check_int("d_k", int(d) if isinstance(d, (int, np.integer)) else d, 1, MAX_DK) for d in d_ks]
+    if not 1 <= len(widths) <= 64:
+        raise ValueError(f"give 1..64 widths, got {len(widths)}")
+    n = _check_int("n_keys", n_keys, 1, MAX_KEYS)
+    m = _check_int("n_draws", n_draws, 1, MAX_DRAWS)
+    seed = _check_int("seed", seed, 0, 2**32 - 1)
+    res = np.zeros((4, len(widths)))
+    for g, d in enumerate(widths):
+        rng = np.random.default_rng([seed, d, 2, n])
+        rows = max(1, CHUNK_FLOATS // ((n + 1) * d))
+        acc = np.zeros(4)
+        for a in range(0, m, rows):
+            b = min(m, a + rows)
+            q = rng.standard_normal((b - a, 1, d))
+            K = rng.standard_normal((b - a, n, d))
+            s = np.einsum("rid,rnd->rn", q, K)
+            for i, c in enumerate((1.0, np.sqrt(d))):
+                w = softmax(s / c)
+                acc[i] += w.max(axis=-1).sum()
+                acc[2 + i] += entropy(w).sum()
+        res[:, g] = acc / m
+    return SaturationCurves(d_ks=np.array(widths), n_keys=n, n_draws=m, max_raw=res[0], max_scaled=res[1],
+                            entropy_raw=res[2], entropy_scaled=res[3])
