@@ -1,0 +1,220 @@
+"""ui/figures.py builders, as plain functions (AppTest has no plotly accessor): cases K09–K11.
+
+- K10: row 0 is the top row (y axis reversed), cells placed by position 0..n-1, labels only as tick text;
+- K09: duplicate tokens give 5 ticks, never merged;
+- K11: weights on a sequential scale fixed to 0..1; everything else diverging, centred on 0, symmetric;
+- tokens are escaped before plotly sees them; cell texts are the formatted values (checked by hand).
+"""
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ui import figures as F
+
+ROOT = Path(__file__).resolve().parents[2]
+MINUS = "\u2212"
+K09 = ["犬", "が", "犬", "を", "見る"]
+
+
+def luminance(color: str) -> float:
+    """Relative luminance (WCAG) of '#rrggbb' or 'rgb(r,g,b)'."""
+    if color.startswith("#"):
+        rgb = [int(color[k:k + 2], 16) for k in (1, 3, 5)]
+    else:
+        rgb = [int(float(x)) for x in re.findall(r"[\d.]+", color)[:3]]
+
+    def lin(c):
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (lin(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+# -------------------------------------------------------------------------------------------- orientation
+def test_row_zero_on_top_and_cells_by_position():
+    M = np.arange(6, dtype=float).reshape(2, 3)
+    fig = F.heatmap(M, ["r0", "r1"], ["c0", "c1", "c2"])
+    h = fig.data[0]
+    assert fig.layout.yaxis.autorange == "reversed"
+    assert list(h.x) == [0, 1, 2]
+    assert list(h.y) == [0, 1]
+    np.testing.assert_array_equal(np.asarray(h.z, dtype=float), M)  # z[0] is row 0, not flipped
+    assert list(fig.layout.xaxis.tickvals) == [0, 1, 2]
+    assert list(fig.layout.xaxis.ticktext) == ["c0", "c1", "c2"]
+    assert list(fig.layout.yaxis.tickvals) == [0, 1]
+    assert list(fig.layout.yaxis.ticktext) == ["r0", "r1"]
+
+
+def test_axis_titles_are_passed_through():
+    fig = F.heatmap(np.eye(2), ["a", "b"], ["a", "b"], row_title="query", col_title="key", title="T")
+    assert fig.layout.yaxis.title.text == "query"
+    assert fig.layout.xaxis.title.text == "key"
+    assert "T" in fig.layout.title.text
+
+
+def test_k09_duplicates_are_not_merged():
+    W = np.full((5, 5), 0.2)
+    fig = F.heatmap(W, K09, K09, weights=True)
+    h = fig.data[0]
+    assert list(h.x) == [0, 1, 2, 3, 4] and list(h.y) == [0, 1, 2, 3, 4]
+    assert list(fig.layout.xaxis.ticktext) == K09
+    assert list(fig.layout.yaxis.ticktext) == K09
+    assert len(fig.layout.xaxis.tickvals) == 5 and len(fig.layout.yaxis.tickvals) == 5
+    assert np.asarray(h.z).shape == (5, 5)
+    # hover data names each cell by its own row/column label
+    assert h.customdata[2][0][0] == "犬" and h.customdata[3][4][1] == "見る"
+
+
+def test_bars_k09_duplicates_by_position():
+    fig = F.bars([0.1, 0.2, 0.3, 0.2, 0.2], K09)
+    b = fig.data[0]
+    assert list(b.x) == [0, 1, 2, 3, 4]
+    assert list(fig.layout.xaxis.ticktext) == K09
+
+
+# ---------------------------------------------------------------------------------------------- colours
+def test_weights_scale_is_sequential_and_fixed():
+    fig = F.heatmap(np.array([[0.2, 0.3], [0.4, 0.5]]), ["a", "b"], ["a", "b"], weights=True)
+    h = fig.data[0]
+    assert h.zmin == 0 and h.zmax == 1
+    assert h.zmid is None
+    lum = [luminance(c) for _, c in h.colorscale]
+    assert all(b > a for a, b in zip(lum, lum[1:])), "sequential: lightness grows monotonically"
+
+
+def test_weights_scale_does_not_follow_the_data():
+    a = F.heatmap(np.array([[0.01, 0.02]]), ["q"], ["a", "b"], weights=True).data[0]
+    assert (a.zmin, a.zmax) == (0, 1)
+
+
+def test_diverging_scale_centred_and_symmetric():
+    M = np.array([[1.0, -3.0], [2.0, 0.5]])
+    h = F.heatmap(M, ["a", "b"], ["a", "b"]).data[0]
+    assert h.zmid == 0
+    assert h.zmax == 3.0 and h.zmin == -3.0  # ±max|M| = ±3
+    stops = [c for _, c in h.colorscale]
+    lum = [luminance(c) for c in stops]
+    mid = lum[len(lum) // 2]
+    assert mid == max(lum), "white-ish in the middle"
+    assert lum[0] < mid and lum[-1] < mid
+
+
+def test_diverging_scale_all_positive_still_symmetric():
+    h = F.heatmap(np.array([[1.0, 4.0]]), ["a"], ["a", "b"]).data[0]
+    assert (h.zmin, h.zmax, h.zmid) == (-4.0, 4.0, 0)
+
+
+def test_diverging_with_explicit_zmax_and_all_zero():
+    h = F.heatmap(np.array([[1.0, 4.0]]), ["a"], ["a", "b"], zmax=10).data[0]
+    assert (h.zmin, h.zmax) == (-10, 10)
+    h = F.heatmap(np.zeros((2, 2)), ["a", "b"], ["a", "b"]).data[0]
+    assert h.zmin == -h.zmax and h.zmax > 0
+
+
+# ------------------------------------------------------------------------------------------- escaping
+def test_token_html_is_escaped():
+    fig = F.heatmap(np.eye(2), ["<b>x</b>", "a&b"], ["<i>", "y"])
+    assert list(fig.layout.yaxis.ticktext) == ["&lt;b&gt;x&lt;/b&gt;", "a&amp;b"]
+    assert list(fig.layout.xaxis.ticktext) == ["&lt;i&gt;", "y"]
+    assert "<b>x</b>" not in str(fig.data[0].customdata)
+    fig = F.bars([0.5, 0.5], ["<b>x</b>", "y"])
+    assert list(fig.layout.xaxis.ticktext)[0] == "&lt;b&gt;x&lt;/b&gt;"
+
+
+# ----------------------------------------------------------------------------------------- cell texts
+def test_cell_texts_are_formatted_values():
+    M = np.array([[0.12345, -2.5], [1234.5, -0.001]])
+    fig = F.heatmap(M, ["a", "b"], ["c", "d"])
+    # by hand: 2 decimals, a real minus sign, no negative zero
+    assert [list(r) for r in fig.data[0].text] == [["0.12", MINUS + "2.50"], ["1234.50", "0.00"]]
+    assert fig.data[0].texttemplate == "%{text}"
+
+
+def test_dog_weights_cell_texts():
+    # 犬's weights in the 「犬が歩く」 lesson, by hand: [0.956202, 0.017082, 0.026716]
+    fig = F.heatmap(np.array([[0.956202, 0.017082, 0.026716]]), ["犬"], ["犬", "が", "歩く"], weights=True)
+    assert list(fig.data[0].text[0]) == ["0.96", "0.02", "0.03"]
+
+
+def test_minus_infinity_cell():
+    M = np.array([[1.0, -np.inf], [0.5, 2.0]])
+    h = F.heatmap(M, ["a", "b"], ["a", "b"]).data[0]
+    assert h.text[0][1] == MINUS + "∞"
+    z = np.asarray(h.z, dtype=float)
+    assert math.isnan(z[0, 1])  # blank cell, no colour
+    assert z[1, 1] == 2.0
+    assert (h.zmin, h.zmax) == (-2.0, 2.0)  # the range ignores -inf
+
+
+def test_highlight_row_frame():
+    fig = F.heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"], highlight_row=1)
+    (shape,) = fig.layout.shapes
+    assert (shape.y0, shape.y1) == (0.5, 1.5)
+    assert (shape.x0, shape.x1) == (-0.5, 2.5)
+    assert F.heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"], highlight_row=7).layout.shapes == ()
+
+
+def test_bars_percent_texts():
+    fig = F.bars([0.956202, 0.017082, 0.026716], ["犬", "が", "歩く"], percent=True)
+    assert list(fig.data[0].text) == ["95.6%", "1.7%", "2.7%"]
+    assert fig.layout.yaxis.tickformat == ".0%"
+    fig = F.bars([0.25, 0.25, 0.25, 0.25], list("abcd"), percent=True)
+    assert list(fig.data[0].text) == ["25.0%"] * 4
+
+
+def test_bars_plain_texts():
+    fig = F.bars([1.5, -0.004, -2.0], ["a", "b", "c"])
+    assert list(fig.data[0].text) == ["1.50", "0.00", MINUS + "2.00"]
+
+
+def test_vector_mix_groups():
+    V = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    w = np.array([0.5, 0.25, 0.25])
+    out = w @ V  # [0.75, 0.5]
+    fig = F.vector_mix(V, w, out, ["犬", "<b>", "犬"], out_label="z", dim_title="dim")
+    assert len(fig.data) == 4
+    np.testing.assert_allclose(fig.data[0].y, [0.5, 0.0])
+    np.testing.assert_allclose(fig.data[3].y, [0.75, 0.5])
+    assert list(fig.data[3].text) == ["0.75", "0.50"]
+    assert fig.data[0].name.startswith("50.0%") and "&lt;b&gt;" in fig.data[1].name
+
+
+# --------------------------------------------------------------------------------------------- fmt_num
+@pytest.mark.parametrize("v, want", [
+    (0.0, "0.00"), (-0.0, "0.00"), (-0.004, "0.00"), (-0.0049, "0.00"), (0.004, "0.00"), (-0.006, MINUS + "0.01"),
+    (1.0, "1.00"), (-1.0, MINUS + "1.00"), (2 / 3, "0.67"), (9999.99, "9999.99"), (12345.6, "1.23e+04"),
+    (float("-inf"), MINUS + "∞"), (float("inf"), "∞"), (float("nan"), "NaN"),
+])
+def test_fmt_num_by_hand(v, want):
+    assert F.fmt_num(v) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_fmt_num_never_negative_zero_and_close(v):
+    s = F.fmt_num(v)
+    assert s not in ("-0.00", MINUS + "0.00")
+    assert not re.fullmatch(r"[-\u2212]0\.0+", s)
+    back = float(s.replace(MINUS, "-"))
+    if abs(v) > 1e300:  # "1.80e+308" is the right text for 1.795e308, though it parses back to inf
+        return
+    if abs(v) < 1e4:
+        assert abs(back - v) <= 0.005 + 1e-9
+    else:
+        assert abs(back - v) <= 0.005 * abs(v) + 1e-9
+
+
+def test_figures_module_does_not_import_streamlit():
+    code = "import sys; import ui.figures; print('streamlit' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,441 @@
+"""Unit tests for attention_core.share: the lesson state ⇄ URL query parameters codec (case K15).
+
+Round trips must give back the same state exactly (float equality, not closeness). Hostile or malformed links
+must never raise: the bad value falls back to the default and a Notice names it. Expected states are built
+with the lessons API (default_state + with_*), never copied from the codec's output.
+"""
+from __future__ import annotations
+
+import math
+import string
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from attention_core import lessons as L
+from attention_core import share as S
+from ui.i18n import table
+
+NAMES = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V")
+
+
+def assert_same_state(a: L.QKVState, b: L.QKVState, names=NAMES) -> None:
+    for f in ("preset", "text", "d_model", "d_k", "d_v", "seed", "mode", "query"):
+        assert getattr(a, f) == getattr(b, f), f
+    for name in names:
+        assert a.mats[name].shape == b.mats[name].shape, name
+        assert a.mats[name].dtype == np.float64
+        assert np.array_equal(a.mats[name], b.mats[name]), name
+
+
+def assert_active_same(a: L.QKVState, b: L.QKVState) -> None:
+    """What a link promises: the same lesson (the matrices of the active mode and everything computed)."""
+    assert_same_state(a, b, L.active_matrices(a.mode))
+    ra, rb = L.compute(a), L.compute(b)
+    if ra is None:
+        assert rb is None
+    else:
+        assert np.array_equal(ra.steps.weights, rb.steps.weights)
+        assert np.array_equal(ra.steps.output, rb.steps.output)
+
+
+def roundtrip(state: L.QKVState) -> tuple[L.QKVState, list]:
+    return S.decode_qkv(S.encode_qkv(state))
+
+
+def codes(notices) -> list[str]:
+    return [n.code for n in notices]
+
+
+def assert_valid_state(s: L.QKVState) -> None:
+    assert s.preset in L.PRESETS
+    assert s.mode in ("xw", "direct")
+    assert 0 <= s.seed <= L.SEED_MAX
+    for d in (s.d_model, s.d_k, s.d_v):
+        assert L.DIM_MIN <= d <= L.DIM_MAX
+    assert 0 <= s.query <= max(s.n - 1, 0)
+    assert len(s.text) <= 300
+    for name in NAMES:
+        M = s.mats[name]
+        assert M.shape == L.matrix_shape(name, s.n, s.d_model, s.d_k, s.d_v), name
+        assert np.all(np.isfinite(M)) and np.all(np.abs(M) <= L.CELL_LIMIT), name
+
+
+DEFAULT = L.default_state()
+
+
+# ------------------------------------------------------------------------------------------------ round trips
+def test_default_round_trip_without_notices():
+    back, notes = roundtrip(DEFAULT)
+    assert notes == []
+    assert_same_state(DEFAULT, back)
+
+
+def test_default_link_is_short():
+    params = S.encode_qkv(DEFAULT)
+    assert not set(params) & set(NAMES)  # unchanged matrices are left out
+    assert params["v"] == "1" and params["p"] == "dog"
+
+
+def test_empty_dict_gives_default():
+    s, notes = S.decode_qkv({})
+    assert notes == []
+    assert_same_state(s, DEFAULT)
+
+
+def test_only_lang_gives_default():
+    s, notes = S.decode_qkv({"lang": "en"})
+    assert notes == []
+    assert_same_state(s, DEFAULT)
+
+
+def test_duplicate_tokens_round_trip():
+    s = L.with_text(DEFAULT, "犬 が 犬")
+    back, notes = roundtrip(s)
+    assert notes == []
+    assert back.tokens == ("犬", "が", "犬")
+    assert_same_state(s, back)
+
+
+def test_empty_token_list_round_trip():
+    s = L.with_text(DEFAULT, "")
+    params = S.encode_qkv(s)
+    assert params["t"] == ""
+    back, notes = S.decode_qkv(params)
+    assert notes == []
+    assert back.text == "" and back.tokens == ()
+    assert L.compute(back) is None
+    assert_same_state(s, back)
+
+
+SPECIAL = [0.1, -3.75, 1e-7, 999.5, 1 / 3, -1000.0, 1000.0, 2.0 ** -30, 0.30000000000000004, -0.0]
+
+
+def test_edited_matrices_round_trip_exactly():
+    s = L.default_state("custom", seed=21)
+    W = s.mats["W_Q"].copy()
+    for k, v in enumerate(SPECIAL[: W.size]):
+        W.flat[k] = v
+    s = L.with_matrix(s, "W_Q", W)
+    s = L.with_cell(s, "X", 0, 0, 0.1)
+    s = L.with_cell(s, "X", 4, 3, -3.75)
+    s = L.with_cell(s, "W_V", 3, 3, 1e-7)
+    s = L.with_cell(s, "W_K", 2, 1, 999.5)
+    params = S.encode_qkv(s)
+    assert {"X", "W_Q", "W_K", "W_V"} <= set(params)
+    back, notes = S.decode_qkv(params)
+    assert notes == []
+    assert_active_same(s, back)
+    assert back.mats["W_Q"].flat[0] == 0.1 and back.mats["W_Q"].flat[1] == -3.75
+    assert back.mats["W_Q"].flat[2] == 1e-7 and back.mats["W_Q"].flat[3] == 999.5
+    assert back.mats["W_Q"].flat[4] == 1 / 3
+
+
+def test_direct_mode_round_trip():
+    s = L.with_mode(L.default_state("dog"), "direct")
+    s = L.with_cell(s, "K", 1, 0, 3.0)
+    s = L.with_cell(s, "V", 2, 3, -0.125)
+    back, notes = roundtrip(s)
+    assert notes == []
+    assert back.mode == "direct"
+    assert_active_same(s, back)
+
+
+def test_direct3_preset_round_trip():
+    s = L.default_state("direct3")
+    back, notes = roundtrip(s)
+    assert notes == []
+    assert_active_same(s, back)
+
+
+def test_query_index_round_trip():
+    s, _ = L.with_query(L.default_state("school"), 3)
+    back, notes = roundtrip(s)
+    assert notes == []
+    assert back.query == 3
+    assert_same_state(s, back)
+
+
+def test_sizes_seed_and_text_round_trip():
+    s = L.with_seed(L.default_state("custom"), 4321)
+    s = L.with_sizes(s, d_model=7, d_k=16, d_v=1)
+    s = L.with_text(s, "鳥 が 空 を 飛ぶ 、 鳥 が 鳴く")
+    s = L.with_cell(s, "W_K", 6, 15, -999.9)
+    back, notes = roundtrip(s)
+    assert notes == []
+    assert_active_same(s, back)
+
+
+def test_urlencode_parse_qs_round_trip_with_japanese():
+    s = L.with_text(L.default_state("dog"), "犬 が 犬 を 見る")
+    s, _ = L.with_query(s, 4)
+    s = L.with_cell(s, "W_Q", 1, 2, -0.5)
+    url = "http://localhost:8501/qkv?" + urlencode({"lang": "ja", **S.encode_qkv(s)})
+    query = urlsplit(url).query
+    assert "犬" not in query  # percent-encoded
+    parsed = parse_qs(query, keep_blank_values=True, strict_parsing=True)
+    assert all(len(v) == 1 for v in parsed.values())  # every key once
+    back, notes = S.decode_qkv({k: v[0] for k, v in parsed.items()})
+    assert notes == []
+    assert back.tokens == ("犬", "が", "犬", "を", "見る")
+    assert_active_same(s, back)
+
+
+def test_urlencode_round_trip_of_empty_text():
+    s = L.with_text(L.default_state("dog"), "")
+    query = urlencode(S.encode_qkv(s))
+    parsed = parse_qs(query, keep_blank_values=True)
+    back, notes = S.decode_qkv({k: v[-1] for k, v in parsed.items()})
+    assert notes == [] and back.text == ""
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    preset=st.sampled_from(sorted(L.PRESETS)),
+    seed=st.integers(0, L.SEED_MAX),
+    dk=st.integers(1, 16),
+    edits=st.lists(st.tuples(st.sampled_from(NAMES), st.integers(0, 15), st.integers(0, 15),
+                             st.floats(-1000, 1000, allow_nan=False, allow_subnormal=True)), max_size=6),
+    words=st.lists(st.sampled_from(["犬", "が", "歩く", "<b>", "&", "=", "?", "%", "#", "a+b"]), max_size=6),
+)
+def test_any_edited_state_round_trips_exactly(preset, seed, dk, edits, words):
+    s = L.with_text(L.with_sizes(L.default_state(preset, seed), d_k=dk), " ".join(words))
+    for name, i, j, v in edits:
+        if name in L.active_matrices(s.mode):
+            r, c = s.mats[name].shape
+            if i < r and j < c:
+                s = L.with_cell(s, name, i, j, v)
+    query = urlencode(S.encode_qkv(s))
+    back, notes = S.decode_qkv({k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()})
+    assert notes == []
+    assert_active_same(s, back)
+
+
+# ----------------------------------------------------------------------------------- malformed and hostile
+def single(params: dict) -> tuple[L.QKVState, list]:
+    s, notes = S.decode_qkv(params)
+    assert_valid_state(s)
+    return s, notes
+
+
+def test_unknown_version():
+    s, notes = single({"v": "2", "dk": "7"})
+    assert codes(notes) == ["link_version"]
+    assert_same_state(s, DEFAULT)
+
+
+@pytest.mark.parametrize("key, raw", [
+    ("dk", "abc"), ("dk", "7.5"), ("dk", ""), ("dk", "0"), ("dk", "17"), ("dk", "999"), ("dk", "-3"),
+    ("dk", "1" * 50), ("dm", "0x10"), ("dv", "１e3"), ("s", "99999"), ("s", "-1"), ("q", "abc"), ("q", "1.0"),
+])
+def test_bad_ints_fall_back(key, raw):
+    s, notes = single({"v": "1", "p": "dog", key: raw})
+    assert codes(notes) == ["bad_value"]
+    assert notes[0].args["key"] == key
+    assert_same_state(s, DEFAULT)
+
+
+def test_bad_int_keeps_the_good_values():
+    s, notes = single({"v": "1", "p": "dog", "dk": "abc", "dv": "2", "t": "犬 が 犬"})
+    assert codes(notes) == ["bad_value"]
+    assert s.d_k == 5 and s.d_v == 2 and s.tokens == ("犬", "が", "犬")
+
+
+@pytest.mark.parametrize("key, raw", [("p", "evil"), ("p", "__class__"), ("m", "sideways"), ("m", "XW")])
+def test_bad_choices_fall_back(key, raw):
+    s, notes = single({"v": "1", key: raw})
+    assert codes(notes) == ["bad_value"] and notes[0].args["key"] == key
+    assert_same_state(s, DEFAULT)
+
+
+def test_99_by_99_shape():
+    s, notes = single({"v": "1", "p": "dog", "W_Q": "99x99:" + ",".join(["1"] * 50)})
+    assert codes(notes) == ["bad_value"]
+    assert notes[0].args["key"] == "W_Q" and notes[0].args["reason"] in ("shape", "count", "too_long")
+    assert_same_state(s, DEFAULT)
+
+
+def test_wrong_shape_for_this_state():
+    s, notes = single({"v": "1", "p": "dog", "W_Q": "2x2:1,2,3,4"})
+    assert codes(notes) == ["bad_value"] and notes[0].args["reason"] == "shape"
+    assert_same_state(s, DEFAULT)
+
+
+def test_wrong_count():
+    s, notes = single({"v": "1", "p": "dog", "W_Q": "4x5:1,2,3"})
+    assert codes(notes) == ["bad_value"] and notes[0].args["reason"] == "count"
+    assert_same_state(s, DEFAULT)
+
+
+@pytest.mark.parametrize("raw", ["", "garbage", "4x5", "4*5:1", "x:1", "4x5:" + ",".join(["a"] * 20)])
+def test_bad_matrix_format(raw):
+    s, notes = single({"v": "1", "p": "dog", "W_Q": raw})
+    assert codes(notes) == ["bad_value"]
+    assert_same_state(s, DEFAULT)
+
+
+def test_ten_thousand_value_matrix():
+    raw = "4x5:" + ",".join(["0"] * 10_000)  # ~20,000 characters
+    s, notes = single({"v": "1", "p": "dog", "W_Q": raw})
+    assert len(notes) == 1 and notes[0].code in ("link_too_long", "bad_value")
+    assert_same_state(s, DEFAULT)
+
+
+def test_long_single_value_keeps_the_rest_of_the_link():
+    raw = "4x5:" + ",".join(["0"] * 3_500)  # 7,003 characters > MAX_VALUE_CHARS, total < MAX_QUERY_CHARS
+    assert len(raw) > S.MAX_VALUE_CHARS
+    s, notes = single({"v": "1", "p": "dog", "W_Q": raw, "dv": "2"})
+    assert codes(notes) == ["bad_value"] and notes[0].args["reason"] == "too_long"
+    assert s.d_v == 2
+    np.testing.assert_array_equal(s.mats["W_Q"], DEFAULT.mats["W_Q"])
+
+
+@pytest.mark.parametrize("bad, reason", [("nan", "not_finite"), ("NaN", "not_finite"), ("inf", "not_finite"),
+                                         ("-inf", "not_finite"), ("1e400", "not_finite"), ("1e308", "too_big"),
+                                         ("1000.5", "too_big"), ("0x1", "not_number")])
+def test_non_finite_or_huge_values(bad, reason):
+    vals = ["0"] * 20
+    vals[7] = bad
+    s, notes = single({"v": "1", "p": "dog", "W_Q": "4x5:" + ",".join(vals)})
+    assert codes(notes) == ["bad_value"]
+    assert notes[0].args["key"] == "W_Q" and notes[0].args["reason"] == reason
+    assert_same_state(s, DEFAULT)
+
+
+def test_oversized_total():
+    params = {"v": "1", "p": "dog", "dk": "7", **{f"k{i}": "x" * 1000 for i in range(25)}}
+    assert sum(len(k) + len(v) for k, v in params.items()) > S.MAX_QUERY_CHARS
+    s, notes = single(params)
+    assert codes(notes) == ["link_too_long"]
+    assert_same_state(s, DEFAULT)
+
+
+def test_html_in_text_is_kept_as_text():
+    text = "<script>alert(1)</script> <b>犬</b>"
+    s, notes = single({"v": "1", "p": "dog", "t": text})
+    assert notes == []
+    assert s.text == text
+    assert s.tokens == ("<script>alert(1)</script>", "<b>犬</b>")
+
+
+def test_too_long_text_falls_back_to_preset_text():
+    s, notes = single({"v": "1", "p": "dog", "t": "犬 " * 200})
+    assert codes(notes) == ["text_too_long"]
+    assert_same_state(s, DEFAULT)
+
+
+def test_unknown_keys_are_ignored_with_notice():
+    s, notes = single({"v": "1", "p": "dog", "foo": "bar", "__proto__": "x", "dk": "6"})
+    assert codes(notes) == ["unknown_keys"]
+    assert "foo" in notes[0].args["keys"]
+    assert s.d_k == 6
+
+
+def test_matrix_for_inactive_mode():
+    q = S.encode_matrix(np.ones((3, 5)))
+    s, notes = single({"v": "1", "p": "dog", "m": "xw", "Q": q})
+    assert codes(notes) == ["bad_value"]
+    assert notes[0].args["key"] == "Q" and notes[0].args["reason"] == "wrong_mode"
+    assert_same_state(s, DEFAULT)
+    w = S.encode_matrix(np.ones((2, 2)))
+    s, notes = single({"v": "1", "p": "direct3", "W_Q": w})
+    assert codes(notes) == ["bad_value"] and notes[0].args["reason"] == "wrong_mode"
+    assert_same_state(s, L.default_state("direct3"))
+
+
+def test_query_past_the_end_is_clamped_with_notice():
+    s, notes = single({"v": "1", "p": "dog", "q": "99"})
+    assert codes(notes) == ["query_clamped"]
+    assert notes[0].args == {"asked": 100, "used": 3}
+    assert s.query == 2
+
+
+def test_embed_keys_are_ignored_silently():
+    s, notes = single({"embed": "true", "embed_options": "light_theme", "lang": "ja"})
+    assert notes == []
+    assert_same_state(s, DEFAULT)
+
+
+def test_non_string_values_do_not_raise():
+    s, notes = single({"v": 1, "dk": ["7", "8"], "t": None, 3: 4})
+    assert notes  # something was wrong, and it said so
+    assert s.d_k == 5
+
+
+# ---------------------------------------------------------------------- every notice can be shown in words
+def _fields(text: str) -> set[str]:
+    return {f.split(".")[0].split("[")[0] for _, f, _, _ in string.Formatter().parse(text) if f}
+
+
+HOSTILE = [
+    {"v": "2"}, {"dk": "x"}, {"W_Q": "99x99:1"}, {"W_Q": "4x5:" + ",".join(["nan"] * 20)},
+    {"W_Q": "4x5:" + ",".join(["1e308"] * 20)}, {"W_Q": "4x5:1"}, {"W_Q": "4x5"}, {"W_Q": "x" * 7000},
+    {"Q": "3x5:" + ",".join(["1"] * 15)}, {"k": "x" * 30000}, {"t": "a" * 400}, {"foo": "1"}, {"q": "50"},
+    {"p": "nope"}, {"m": "??"}, {"s": "-4"},
+]
+
+
+@pytest.mark.parametrize("params", HOSTILE, ids=range(len(HOSTILE)))
+def test_every_notice_has_words_in_both_languages(params):
+    _, notes = S.decode_qkv(params)
+    assert notes
+    for n in notes:
+        for lang in ("ja", "en"):
+            tab = table(lang)
+            key = f"notice.{n.code}"
+            assert key in tab, key
+            args = dict(n.args)
+            if n.code == "bad_value":
+                reason_key = f"reason.{args['reason']}"
+                assert reason_key in tab, reason_key
+                assert _fields(tab[reason_key]) <= set(args.get("extra", {})), reason_key
+            assert _fields(tab[key]) <= set(args), (key, args)
+
+
+# --------------------------------------------------------------------------------- never raises (fuzzing)
+KEYS = ["v", "p", "t", "dm", "dk", "dv", "s", "m", "q", "lang", "embed", *NAMES]
+matrix_text = st.builds(
+    lambda r, c, vals: f"{r}x{c}:" + ",".join(vals),
+    st.integers(0, 99), st.integers(0, 99),
+    st.lists(st.one_of(st.floats().map(repr), st.sampled_from(["nan", "inf", "", "1e999", "-0", "1_0", "٣"]),
+                       st.text(max_size=4)), max_size=30),
+)
+values = st.one_of(st.text(max_size=30), st.integers(-10**6, 10**6).map(str), matrix_text,
+                   st.sampled_from(["1", "xw", "direct", "dog", "custom", "school", "direct3", "", " 3 "]))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.one_of(st.sampled_from(KEYS), st.text(max_size=8)), values, max_size=12))
+def test_decode_never_raises_and_gives_valid_state(params):
+    s, notes = S.decode_qkv(params)
+    assert_valid_state(s)
+    assert all(isinstance(n, S.Notice) for n in notes)
+    tab = table("ja")
+    for n in notes:
+        assert f"notice.{n.code}" in tab
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.text(max_size=5), st.text(max_size=50), max_size=6))
+def test_decode_arbitrary_text_dicts(params):
+    s, _ = S.decode_qkv(params)
+    assert_valid_state(s)
+
+
+def test_parse_int_bounds():
+    assert S.parse_int("7", 1, 16) == 7
+    assert S.parse_int(" 7 ", 1, 16) == 7
+    assert S.parse_int("17", 1, 16) is None
+    assert S.parse_int(None, 1, 16) is None
+    assert S.parse_int("1e3", 1, 16) is None
+
+
+def test_encode_matrix_shortest_round_trip_decimals():
+    M = np.array([[0.1, -3.75], [1e-7, 999.5]])
+    text = S.encode_matrix(M)
+    assert text == "2x2:0.1,-3.75,1e-07,999.5"
+    assert np.array_equal(S.decode_matrix(text, (2, 2)), M)
+    assert all(math.isfinite(v) for v in S.decode_matrix(text, (2, 2)).ravel())
