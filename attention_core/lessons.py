@@ -327,6 +327,8 @@ def with_cell(state: QKVState, name: str, i: int, j: int, value) -> QKVState:
     """Set one cell. Raises ValueError (from :func:`check_cell`) or IndexError for a cell outside the matrix."""
     v = check_cell(value)
     M = state.mats[name].copy()
+    if not (0 <= i < M.shape[0] and 0 <= j < M.shape[1]):
+        raise IndexError(f"cell ({i}, {j}) is outside {name} of shape {M.shape}")
     M[i, j] = v
     return replace(state, mats={**state.mats, name: M})
 

@@ -78,7 +78,7 @@ def token_notices(state: L.QKVState) -> None:
     if tok.truncated:
         st.warning(t("notice.too_many_tokens", n=tok.n_found, max=MAX_TOKENS), icon=":material/content_cut:")
     if tok.splitter == "janome":
-        st.caption(t("qkv.split_janome", tokens=" / ".join(tok.tokens)))
+        st.caption(t("qkv.split_janome", tokens=" / ".join(draw.md_escape(x) for x in tok.tokens)))
     if len(set(tok.tokens)) < len(tok.tokens):
         st.caption(t("qkv.duplicates"))
 
@@ -158,7 +158,7 @@ def query_section(state: L.QKVState, res: L.QKVResult) -> None:
     scaled = s.scaled_scores[i]
     e = np.exp(scaled - scaled.max())
     qname = draw.latex_text(toks[i])
-    st.markdown(t("qkv.explain", token=toks[i], d_k=state.d_k))
+    st.markdown(t("qkv.explain", token=draw.md_escape(toks[i]), d_k=state.d_k))
     st.latex(r"s_j = \frac{q_{%s}\cdot k_j}{\sqrt{d_k}},\qquad \sqrt{%d} = %s" % (qname, state.d_k,
                                                                                   draw.num(np.sqrt(state.d_k))))
     st.latex(r"w_j = \mathrm{softmax}(s)_j = \frac{e^{s_j}}{\sum_m e^{s_m}} = \frac{e^{s_j - s_{\max}}}"

@@ -42,6 +42,12 @@ def latex_text(s: str) -> str:
     return r"\text{" + "".join(rep.get(ch, ch) for ch in s) + "}"
 
 
+def md_escape(s: str) -> str:
+    """User text (a token) inside Markdown: every ASCII punctuation character backslash-escaped, so '**x**',
+    '[a](b)', '$x$' or '<b>' show as typed instead of formatting, links or math."""
+    return "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>~$&:'\"=/%^@;,?" else ch for ch in str(s))
+
+
 def num(v: float) -> str:
     """A number for formulas: up to 3 decimals, trailing zeros dropped, minus sign kept ASCII for LaTeX."""
     if abs(v) >= 1e4:

@@ -49,8 +49,9 @@ def current_lang() -> str:
     return lang if lang in LANGS else DEFAULT_LANG
 
 
-def t(key: str, lang: str | None = None, **fmt) -> str:
+def t(key: str, /, lang: str | None = None, **fmt) -> str:
     """The text for ``key`` in ``lang`` (default: the session's), with ``{placeholders}`` filled from fmt.
-    A missing key shows as the key itself (tests keep both tables complete)."""
+    ``key`` is positional-only, so a placeholder may itself be called {key}. A missing key shows as the key
+    itself (tests keep both tables complete)."""
     text = table(lang or current_lang()).get(key, key)
     return text.format(**fmt) if fmt else text

@@ -9,6 +9,7 @@ import streamlit as st
 
 from attention_core.lessons import CellError, check_cell
 
+from .draw import md_escape
 from .i18n import t
 from .session import sync
 
@@ -112,6 +113,7 @@ def show_notices(notes) -> None:
         if code == "bad_value":
             extra = args.pop("extra", {}) or {}
             args["reason"] = t(f"reason.{args['reason']}", **extra)
+        args = {k: md_escape(v) if isinstance(v, str) else v for k, v in args.items()}  # link text is user text
         st.warning(t(f"notice.{code}", **args), icon=":material/warning:")
 
 
