@@ -217,9 +217,7 @@ def test_twenty_tokens_are_cut_with_a_warning(qkv):
 # ----------------------------------------------------------------------------------------- preset & mode
 @pytest.mark.parametrize("preset", [
     "dog", "direct3", "custom",
-    pytest.param("school", marks=pytest.mark.xfail(strict=True, reason=(
-        "BUG: pages/qkv.py preset_notes calls t('qkv.note.same_keys', key=...) and 'key' is t()'s first "
-        "parameter -> TypeError: t() got multiple values for argument 'key' (all four keys are [1,1])"))),
+    "school",
 ])
 def test_each_preset(qkv, preset):
     ok(qkv.selectbox(key="qkv.preset").set_value(preset).run())
@@ -232,7 +230,6 @@ def test_each_preset(qkv, preset):
     assert qkv.radio(key="qkv.mode").value == want.mode
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the school preset crashes the page (see test_each_preset[school])")
 def test_school_preset_explains_uniform_weights(qkv):
     """Seed 004's matrices make every key [1,1], so weights are 25 % each; the page says so."""
     ok(qkv.selectbox(key="qkv.preset").set_value("school").run())
@@ -356,9 +353,6 @@ def test_url_direct_mode_and_matrix(served):
     np.testing.assert_array_equal(s.mats["Q"], [[1, 0], [0, 1], [1, 1]])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: any bad value in a link crashes the page: ui/widgets.show_notices calls t('notice.bad_value', **args) "
-    "and args has 'key' (the parameter name), which is also t()'s first parameter -> TypeError"))
 def test_hostile_dk_in_url_gives_warning_and_default(served):
     at = fresh(dk="999")
     at.switch_page("pages/qkv.py").run()

@@ -419,8 +419,6 @@ def test_with_cell_refuses_and_leaves_state_alone():
         L.with_cell(s, "W_Q", 4, 0, 1.0)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: with_cell accepts a negative index (NumPy wrap-around) and silently "
-                                       "edits the last row instead of raising IndexError as documented")
 def test_with_cell_negative_index_is_outside_the_matrix():
     s = L.default_state("dog")
     with pytest.raises(IndexError):
