@@ -192,7 +192,7 @@ def temperature_section(state: SL.ScalingState) -> None:
     st.markdown("### " + t("scaling.out.current", T=f"{state.temperature:g}", shares=shares_text(names, w)))
     st.markdown(t("scaling.out.limit_zero", shares=shares_text(names, zero)) + "  \n"
                 + t("scaling.out.limit_inf", share=pct(inf[0])))
-    c1, c2 = st.columns([2, 3])
+    c1, c2 = st.columns([1, 1])
     with c1:
         fig = F.temperature_bars(w, names, limit_zero=zero, limit_inf=inf,
                                  title=t("fig.scaling_temp.bars_title", T=f"{state.temperature:g}"),
