@@ -23,9 +23,9 @@ def main() -> None:
     st.set_page_config(page_title="Attention Lab", page_icon=":material/visibility:", layout="wide")
     _language()
     pages = [
-        st.Page("pages/home.py", title=t("nav.home"), icon=":material/home:", url_path="home", default=True),
-        st.Page("pages/qkv.py", title=t("nav.qkv"), icon=":material/calculate:", url_path="qkv"),
-        st.Page("pages/scaling.py", title=t("scaling.nav"), icon=":material/tune:", url_path="scaling"),
+        st.Page("lesson_pages/home.py", title=t("nav.home"), icon=":material/home:", url_path="home", default=True),
+        st.Page("lesson_pages/qkv.py", title=t("nav.qkv"), icon=":material/calculate:", url_path="qkv"),
+        st.Page("lesson_pages/scaling.py", title=t("scaling.nav"), icon=":material/tune:", url_path="scaling"),
     ]
     nav = st.navigation(pages)
     st.session_state.pop(session.SHARE_KEY, None)

@@ -4,12 +4,9 @@ Expected values come from the lesson model's own contract, worked by hand (the �
 from cases K12, K13, K15 in /work/shared/cases/README.md, and from the language tables (the words the page must
 show). Figures and data_editor edits are not visible to AppTest (tested as functions / in the browser).
 
-About `served` below: the repo keeps its pages in a folder called ``pages/``. Streamlit treats such a folder as
-a legacy (v1) multipage app until app.py's ``st.navigation`` has run once in the server process; AppTest resets
-that flag before every run, so without help every run after ``switch_page`` would execute pages/qkv.py alone,
-without app.py (no language radio, no share link). The fixture makes AppTest behave like a server that has
-already served app.py once. `test_deep_link_first_request_runs_inside_the_frame` shows the unpatched case,
-which is also what a real server does when its first request is a deep link (checked in a browser).
+The lesson pages live in ``lesson_pages/``, not ``pages/``: Streamlit treats a ``pages/`` folder as a legacy (v1)
+multipage app until app.py's ``st.navigation`` has run once in the server process, so a deep link as the first
+request ran the page without the frame. `test_deep_link_first_request_runs_inside_the_frame` guards that.
 """
 from __future__ import annotations
 
@@ -17,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from attention_core import lessons as L
@@ -34,15 +30,9 @@ DOG_WV = np.array([[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 0], [0, 0, 0, 1]], dtyp
 
 
 @pytest.fixture
-def served(monkeypatch):
-    """Streamlit as a real server runs it once app.py's st.navigation has been seen: no pages/-folder fallback."""
-    orig = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        orig(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
+def served():
+    """A server session (kept as a name for readability; no patching is needed since the pages left pages/)."""
+    yield
 
 
 def fresh(**query) -> AppTest:
@@ -62,7 +52,7 @@ def ok(at: AppTest) -> AppTest:
 def qkv(served) -> AppTest:
     """The app opened at its root, then the Q·K·V page."""
     at = ok(fresh().run())
-    return ok(at.switch_page("pages/qkv.py").run())
+    return ok(at.switch_page("lesson_pages/qkv.py").run())
 
 
 def state(at: AppTest) -> L.QKVState:
@@ -92,7 +82,7 @@ def test_page_runs_in_japanese_by_default(qkv):
 def test_language_radio_switches_to_english(served):
     at = ok(fresh().run())
     ok(at.radio(key="lang").set_value("en").run())
-    ok(at.switch_page("pages/qkv.py").run())
+    ok(at.switch_page("lesson_pages/qkv.py").run())
     assert texts(at.title) == [EN["qkv.title"]]
     assert at.selectbox(key="qkv.preset").label == EN["qkv.preset"]
     assert at.slider(key="qkv.seed").label == EN["qkv.seed"]
@@ -105,7 +95,7 @@ def test_language_from_session_state(served):
     at = fresh()
     at.session_state["lang"] = "en"
     ok(at.run())
-    ok(at.switch_page("pages/qkv.py").run())
+    ok(at.switch_page("lesson_pages/qkv.py").run())
     assert texts(at.title) == [EN["qkv.title"]]
     assert at.text_input(key="qkv.text").label == EN["qkv.text"]
     # the lesson itself does not depend on the language
@@ -270,9 +260,9 @@ def test_k12_state_survives_a_page_switch(qkv):
     ok(qkv.slider(key="qkv.dk").set_value(7).run())
     ok(qkv.text_input(key="qkv.text").input("犬 が 犬").run())
     before = state(qkv)
-    ok(qkv.switch_page("pages/home.py").run())
+    ok(qkv.switch_page("lesson_pages/home.py").run())
     assert texts(qkv.title) == [JA["home.title"]]
-    ok(qkv.switch_page("pages/qkv.py").run())
+    ok(qkv.switch_page("lesson_pages/qkv.py").run())
     after = state(qkv)
     assert after.d_k == 7 and after.tokens == ("犬", "が", "犬")
     assert qkv.slider(key="qkv.dk").value == 7
@@ -303,7 +293,7 @@ def test_share_link_reproduces_the_lesson(qkv):
     link = dict(qkv.query_params)
     assert link.get("dk") == "6" and link.get("t") == "犬 が 犬" and link.get("q") == "2" and "X" in link
     # a new session opens the link on the Q·K·V page
-    other = ok(fresh(**link).switch_page("pages/qkv.py").run())
+    other = ok(fresh(**link).switch_page("lesson_pages/qkv.py").run())
     t = state(other)
     assert not other.warning
     for f in ("preset", "text", "d_model", "d_k", "d_v", "seed", "mode", "query"):
@@ -317,7 +307,7 @@ def test_share_link_of_an_empty_sentence(qkv):
     ok(qkv.text_input(key="qkv.text").input("").run())
     link = dict(qkv.query_params)
     assert link.get("t") == ""
-    other = ok(fresh(**link).switch_page("pages/qkv.py").run())
+    other = ok(fresh(**link).switch_page("lesson_pages/qkv.py").run())
     assert state(other).text == "" and state(other).n == 0
     assert JA["qkv.no_tokens"] in texts(other.info)
 
@@ -337,7 +327,7 @@ def test_language_change_keeps_the_lesson(qkv):
 
 # ------------------------------------------------------------------------------------- URL query params
 def test_url_sets_the_lesson(served):
-    at = ok(fresh(dk="7", t="犬 が 犬", q="1", lang="en").switch_page("pages/qkv.py").run())
+    at = ok(fresh(dk="7", t="犬 が 犬", q="1", lang="en").switch_page("lesson_pages/qkv.py").run())
     s = state(at)
     assert s.d_k == 7 and s.tokens == ("犬", "が", "犬") and s.query == 1
     assert at.slider(key="qkv.dk").value == 7
@@ -347,7 +337,7 @@ def test_url_sets_the_lesson(served):
 
 def test_url_direct_mode_and_matrix(served):
     q = S.encode_matrix(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]))
-    at = ok(fresh(p="direct3", m="direct", Q=q, dk="2").switch_page("pages/qkv.py").run())
+    at = ok(fresh(p="direct3", m="direct", Q=q, dk="2").switch_page("lesson_pages/qkv.py").run())
     s = state(at)
     assert s.preset == "direct3" and s.mode == "direct"
     np.testing.assert_array_equal(s.mats["Q"], [[1, 0], [0, 1], [1, 1]])
@@ -355,7 +345,7 @@ def test_url_direct_mode_and_matrix(served):
 
 def test_hostile_dk_in_url_gives_warning_and_default(served):
     at = fresh(dk="999")
-    at.switch_page("pages/qkv.py").run()
+    at.switch_page("lesson_pages/qkv.py").run()
     ok(at)
     assert state(at).d_k == 5
     assert at.slider(key="qkv.dk").value == 5
@@ -363,32 +353,26 @@ def test_hostile_dk_in_url_gives_warning_and_default(served):
 
 
 def test_unknown_version_in_url(served):
-    at = ok(fresh(v="2", dk="7").switch_page("pages/qkv.py").run())
+    at = ok(fresh(v="2", dk="7").switch_page("lesson_pages/qkv.py").run())
     assert state(at).d_k == 5
     assert JA["notice.link_version"].format(v="2") in texts(at.warning)
 
 
 def test_unknown_keys_and_html_in_url(served):
-    at = ok(fresh(foo="<b>x</b>", t="<script>alert(1)</script> 犬").switch_page("pages/qkv.py").run())
+    at = ok(fresh(foo="<b>x</b>", t="<script>alert(1)</script> 犬").switch_page("lesson_pages/qkv.py").run())
     assert state(at).tokens == ("<script>alert(1)</script>", "犬")
     assert JA["notice.unknown_keys"].format(keys="foo") in texts(at.warning)
 
 
 def test_unknown_language_in_url(served):
-    at = ok(fresh(lang="xx").switch_page("pages/qkv.py").run())
+    at = ok(fresh(lang="xx").switch_page("lesson_pages/qkv.py").run())
     assert texts(at.title) == [JA["qkv.title"]]
     assert JA["notice.bad_lang"].format(value="xx") in texts(at.warning)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: the lesson pages live in a folder named pages/, so Streamlit runs in its legacy pages-directory mode "
-    "until app.py's st.navigation has run once in the server process: a deep link (e.g. a shared /qkv?... "
-    "link) as the first request after a server start runs pages/qkv.py without app.py - no language radio, no "
-    "share link, no page config - and stays so until someone opens the root URL (reproduced with a real "
-    "server and Chromium)"))
 def test_deep_link_first_request_runs_inside_the_frame():
     at = fresh(dk="7")
-    at.switch_page("pages/qkv.py").run()
+    at.switch_page("lesson_pages/qkv.py").run()
     ok(at)
     assert state(at).d_k == 7
     assert "lang" in widget_keys(at.radio)

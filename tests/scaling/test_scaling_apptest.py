@@ -21,7 +21,7 @@ def open_page(**query) -> AppTest:
         at.query_params[k] = v
     if "lang" in query:  # the frame reads ?lang= into this key; set it directly (AppTest runs the frame too)
         at.session_state["lang"] = query["lang"]
-    at.switch_page("pages/scaling.py")
+    at.switch_page("lesson_pages/scaling.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at

@@ -7,7 +7,7 @@
   code, fig.<name>.* for every heatmap name, ...);
 - a call that passes {placeholders} passes all of them, and never as a keyword that collides with t's own
   parameters (key, lang);
-- no Japanese characters in .py files under pages/, ui/ and app.py except in comments and docstrings
+- no Japanese characters in .py files under lesson_pages/, ui/ and app.py except in comments and docstrings
   (user-facing strings live in assets/).
 The source is read with ast/tokenize, not imported.
 """
@@ -29,7 +29,7 @@ from ui.i18n import LANGS, t, table
 
 ROOT = Path(__file__).resolve().parents[2]
 I18N_DIR = ROOT / "assets" / "i18n"
-SOURCES = sorted([ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py")])
+SOURCES = sorted([ROOT / "app.py", *(ROOT / "lesson_pages").glob("*.py"), *(ROOT / "ui").glob("*.py")])
 CORE = sorted((ROOT / "attention_core").glob("*.py"))
 
 

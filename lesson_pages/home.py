@@ -20,13 +20,13 @@ def main() -> None:
                           caption=t("home.picture_caption"))
     with c2:
         st.markdown(t("home.what"))
-        st.page_link("pages/qkv.py", label=t("home.start"), icon=":material/play_arrow:")
+        st.page_link("lesson_pages/qkv.py", label=t("home.start"), icon=":material/play_arrow:")
     st.subheader(t("home.map_title"))
     st.markdown(t("home.map"))
     st.subheader(t("home.lessons"))
-    st.page_link("pages/qkv.py", label=t("nav.qkv"), icon=":material/calculate:")
+    st.page_link("lesson_pages/qkv.py", label=t("nav.qkv"), icon=":material/calculate:")
     st.caption(t("lesson.qkv.blurb"))
-    st.page_link("pages/scaling.py", label=t("lesson.scaling.title"), icon=":material/tune:")
+    st.page_link("lesson_pages/scaling.py", label=t("lesson.scaling.title"), icon=":material/tune:")
     for key in ("masks", "multihead", "positional", "cross"):
         st.markdown(f"- {t(f'lesson.{key}.title')} — {t('home.coming')}")
 
