@@ -65,9 +65,6 @@ def test_dk_keyboard_changes_bars_and_link_reproduces(browser, page, page_errors
     assert_no_page_errors(page_errors)
 
 
-@pytest.mark.xfail(strict=False, reason="frame (app.py), not this page: a session that starts on a lesson URL "
-                   "ignores ?lang= and shows no sidebar frame (same on /qkv); the page itself is checked in English "
-                   "by AppTest")
 def test_english_link_with_custom_title(page, page_errors, app_server):
     page.goto(f"{app_server}/scaling?lang=en&t1=%3Cb%3ECats%3C%2Fb%3E&dk=1&sc=1")
     wait_for_app(page)
