@@ -2,9 +2,14 @@
 from __future__ import annotations
 
 import html
+from functools import lru_cache
 
 import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
 import streamlit as st
+from _plotly_utils.utils import convert_to_base64
+from plotly.basedatatypes import BasePlotlyType
 
 from . import figures as F
 from .i18n import t
@@ -24,13 +29,72 @@ def matrix_labels(name: str, tokens, n_rows: int, n_cols: int) -> tuple[list[str
     return nums_r, nums_c
 
 
+# ---- figures to the screen, cheaply --------------------------------------------------------------------------
+# st.plotly_chart(fig) calls fig.to_dict(), which deep-copies and walks the whole figure, and building a go.Figure
+# costs as much again: together ~1.5 ms for a 16×16 heatmap, on every rerun, a dozen times per page. Here a figure
+# goes from its plain dict (ui.figures.*_spec) straight to the form to_dict() returns, and heatmaps whose inputs did
+# not change since an earlier rerun are not built again (a small LRU cache shared by all sessions; the cached dicts
+# are never modified). tests/ui/test_figure_specs.py checks Streamlit sends exactly the JSON it sends for the
+# go.Figure the public builders return.
+class _ReadyFigure(go.Figure):
+    """A figure already in the form ``go.Figure.to_dict()`` returns, for st.plotly_chart only.
+
+    st.plotly_chart uses nothing of a figure but ``to_dict()`` (plotly.tools.return_figure_from_figure_or_data);
+    go.Figure.__init__ is skipped on purpose, so no other method of go.Figure works on this object."""
+
+    def __init__(self, ready: dict):  # noqa: D107 - no super().__init__: that is the cost saved
+        object.__setattr__(self, "_ready", ready)
+
+    def to_dict(self) -> dict:
+        ready = object.__getattribute__(self, "_ready")
+        return {"data": [dict(trace) for trace in ready["data"]], "layout": ready["layout"]}  # plotly pops "uid"
+
+
+@lru_cache(maxsize=8)
+def _template_json(name: str) -> dict:
+    return pio.templates[name].to_plotly_json()
+
+
+def _ready(spec: dict) -> dict:
+    """A figure spec (validated form) as go.Figure(spec).to_dict() would return it: the default template added,
+    NumPy arrays as plotly.js typed arrays."""
+    default = pio.templates.default
+    layout = dict(spec["layout"])
+    if default is not None and "template" not in layout:
+        layout = {"template": default.to_plotly_json() if isinstance(default, BasePlotlyType)
+                  else _template_json(default), **layout}
+    ready = {"data": [dict(trace) for trace in spec["data"]], "layout": layout}
+    convert_to_base64(ready)
+    return ready
+
+
+@lru_cache(maxsize=96)
+def _ready_heatmap(template, z: bytes, shape: tuple, rows: tuple, cols: tuple, texts: tuple, weights: bool,
+                   role: str | None, highlight_row: int | None) -> dict:
+    title, row_title, col_title, hover = texts
+    M = np.frombuffer(z, dtype=np.float64).reshape(shape)
+    return _ready(F.heatmap_spec(M, rows, cols, title=title, row_title=row_title, col_title=col_title, hover=hover,
+                                 weights=weights, role=role, highlight_row=highlight_row))
+
+
+def show_figure(spec: dict, *, key: str | None = None) -> None:
+    """st.plotly_chart of a figure given as a plain dict from ui.figures (``*_spec``), full width, PLOT_CONFIG."""
+    st.plotly_chart(_ReadyFigure(_ready(spec)), config=PLOT_CONFIG, key=key, width="stretch")
+
+
 def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: bool = False,
                  highlight_row: int | None = None, key: str | None = None, caption: str | None = None) -> None:
     """Draw a named matrix (title, axis titles and hover text from the language tables, key 'fig.<name>.*')."""
-    fig = F.heatmap(M, rows, cols, title=t(f"fig.{name}.title"), row_title=t(f"fig.{name}.rows"),
-                    col_title=t(f"fig.{name}.cols"), hover=t(f"fig.{name}.hover"), weights=weights, role=role,
-                    highlight_row=highlight_row)
-    st.plotly_chart(fig, config=PLOT_CONFIG, key=key, width="stretch")
+    A = np.ascontiguousarray(M, dtype=np.float64)
+    texts = (t(f"fig.{name}.title"), t(f"fig.{name}.rows"), t(f"fig.{name}.cols"), t(f"fig.{name}.hover"))
+    template = pio.templates.default
+    rows, cols = tuple(str(r) for r in rows), tuple(str(c) for c in cols)
+    if isinstance(template, str) or template is None:
+        ready = _ready_heatmap(template, A.tobytes(), A.shape, rows, cols, texts, weights, role, highlight_row)
+    else:  # a template object as default: not hashable, not cached
+        ready = _ready(F.heatmap_spec(A, rows, cols, title=texts[0], row_title=texts[1], col_title=texts[2],
+                                      hover=texts[3], weights=weights, role=role, highlight_row=highlight_row))
+    st.plotly_chart(_ReadyFigure(ready), config=PLOT_CONFIG, key=key, width="stretch")
     if caption:
         st.caption(caption)
 

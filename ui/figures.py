@@ -8,6 +8,7 @@ on 0. Tokens are HTML-escaped before plotly sees them.
 from __future__ import annotations
 
 import html
+from functools import cache
 
 import numpy as np
 import plotly.graph_objects as go
@@ -42,6 +43,77 @@ def _cell_font(n_rows: int, n_cols: int) -> int:
     return 18 if m <= 5 else 15 if m <= 8 else 12 if m <= 12 else 10
 
 
+# ---- building figures cheaply ------------------------------------------------------------------------------------
+# go.Figure validates every property it is given, which costs ~8 ms for one 16×16 heatmap, and a lesson page draws a
+# dozen on every rerun. So each builder first writes its figure as a plain dict (``*_spec``) that is already in the
+# form plotly's validation produces (named colour scales resolved to their stops, arrays as lists or float64 NumPy
+# arrays), and the public builder wraps it without validating it again. tests/ui/test_figure_specs.py checks that
+# validating these dicts changes nothing, so the figures are exactly those built property by property. The page
+# helpers in ui/draw.py hand the dicts to Streamlit directly (and reuse them while their inputs do not change).
+@cache
+def _scale_stops(name: str) -> tuple:
+    """A named plotly colour scale as its (position, colour) stops, as validation would resolve it."""
+    return tuple(tuple(stop) for stop in go.Heatmap(colorscale=name).to_plotly_json()["colorscale"])
+
+
+def _colorscale(name: str) -> list:
+    return [list(stop) for stop in _scale_stops(name)]
+
+
+def _figure(spec: dict) -> go.Figure:
+    """go.Figure of a spec in validated form, without validating it again; later edits are validated as usual."""
+    fig = go.Figure(spec, _validate=False)
+    fig._validate = True
+    fig.layout._validate = True
+    for trace in fig.data:
+        trace._validate = True
+    return fig
+
+
+def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str = "", col_title: str = "",
+                 hover: str = "", weights: bool = False, role: str | None = None, zmax: float | None = None,
+                 highlight_row: int | None = None, cell_px: int | None = None) -> dict:
+    """The figure of :func:`heatmap` (same arguments) as a plain dict {"data": [trace], "layout": {...}}."""
+    A = np.asarray(M, dtype=np.float64)
+    r, c = A.shape
+    finite = np.where(np.isfinite(A), A, np.nan)
+    text = [[fmt_num(v) for v in row] for row in A.tolist()]
+    rows = [escape(x) for x in row_labels]
+    cols = [escape(x) for x in col_labels]
+    custom = [[[rows[i], cols[j]] for j in range(c)] for i in range(r)]
+    trace = {"colorbar": {"len": 0.9, "thickness": 12, "tickfont": {"size": 12}}}
+    if weights:
+        trace["colorscale"] = _colorscale(WEIGHTS_SCALE)
+        scale = {"zmax": 1.0, "zmin": 0.0}
+    else:
+        top = zmax if zmax is not None else float(np.nanmax(np.abs(finite))) if np.isfinite(finite).any() else 1.0
+        top = top if top > 0 else 1.0
+        trace["colorscale"] = _colorscale(DIVERGING_SCALE)
+        scale = {"zmax": top, "zmid": 0.0, "zmin": -top}
+    trace.update({
+        "customdata": custom, "hovertemplate": hover or "%{customdata[0]} · %{customdata[1]}: %{text}<extra></extra>",
+        "text": text, "textfont": {"size": _cell_font(r, c)}, "texttemplate": "%{text}", "x": list(range(c)),
+        "xgap": 2, "y": list(range(r)), "ygap": 2, "z": finite, **scale, "type": "heatmap",
+    })
+    cell = cell_px or max(34, min(60, int(420 / max(r, 1))))
+    layout = {
+        "title": {"font": {"color": ROLE_COLORS.get(role, "#222"), "size": 18},
+                  "text": f"<b>{title}</b>" if title else "", "x": 0, "xanchor": "left"},
+        "margin": {"b": 50, "l": 10, "r": 10, "t": 50 if title else 20},
+        "font": {"family": FONT, "size": 14},
+        "xaxis": {"showgrid": False, "side": "bottom", "tickfont": {"size": 15}, "ticktext": cols,
+                  "tickvals": list(range(c)), "title": {"text": col_title}, "zeroline": False},
+        "yaxis": {"autorange": "reversed", "showgrid": False, "tickfont": {"size": 15}, "ticktext": rows,
+                  "tickvals": list(range(r)), "title": {"text": row_title}, "zeroline": False},
+        "height": int(cell * r + 110 + (10 if title else 0)), "plot_bgcolor": "white", "paper_bgcolor": "white",
+    }
+    if highlight_row is not None and 0 <= highlight_row < r:
+        layout["shapes"] = [{"fillcolor": "rgba(0,0,0,0)", "line": {"color": ROLE_COLORS["Q"], "width": 4},
+                             "type": "rect", "x0": -0.5, "x1": c - 0.5, "y0": highlight_row - 0.5,
+                             "y1": highlight_row + 0.5}]
+    return {"data": [trace], "layout": layout}
+
+
 def heatmap(M, row_labels, col_labels, *, title: str = "", row_title: str = "", col_title: str = "",
             hover: str = "", weights: bool = False, role: str | None = None, zmax: float | None = None,
             highlight_row: int | None = None, cell_px: int | None = None) -> go.Figure:
@@ -62,42 +134,34 @@ def heatmap(M, row_labels, col_labels, *, title: str = "", row_title: str = "", 
     Returns:
         go.Figure; y axis reversed so row 0 is on top; ticks show the labels at positions 0..r-1 / 0..c-1.
     """
-    A = np.asarray(M, dtype=np.float64)
-    r, c = A.shape
-    finite = np.where(np.isfinite(A), A, np.nan)
-    text = [[fmt_num(v) for v in row] for row in A]
-    rows = [escape(x) for x in row_labels]
-    cols = [escape(x) for x in col_labels]
-    custom = [[[rows[i], cols[j]] for j in range(c)] for i in range(r)]
-    if weights:
-        scale = dict(colorscale=WEIGHTS_SCALE, zmin=0.0, zmax=1.0)
-    else:
-        top = zmax if zmax is not None else float(np.nanmax(np.abs(finite))) if np.isfinite(finite).any() else 1.0
-        top = top if top > 0 else 1.0
-        scale = dict(colorscale=DIVERGING_SCALE, zmin=-top, zmax=top, zmid=0.0)
-    font = _cell_font(r, c)
-    trace = go.Heatmap(
-        z=finite, x=list(range(c)), y=list(range(r)), text=text, texttemplate="%{text}",
-        textfont=dict(size=font), customdata=custom, xgap=2, ygap=2,
-        hovertemplate=hover or "%{customdata[0]} · %{customdata[1]}: %{text}<extra></extra>",
-        colorbar=dict(thickness=12, len=0.9, tickfont=dict(size=12)), **scale,
-    )
-    cell = cell_px or max(34, min(60, int(420 / max(r, 1))))
-    fig = go.Figure(trace)
-    fig.update_layout(
-        title=dict(text=f"<b>{title}</b>" if title else "", font=dict(size=18, color=ROLE_COLORS.get(role, "#222")),
-                   x=0, xanchor="left"),
-        height=int(cell * r + 110 + (10 if title else 0)), margin=dict(l=10, r=10, t=50 if title else 20, b=50),
-        font=dict(family=FONT, size=14), plot_bgcolor="white", paper_bgcolor="white",
-        xaxis=dict(tickvals=list(range(c)), ticktext=cols, side="bottom", title=dict(text=col_title),
-                   tickfont=dict(size=15), showgrid=False, zeroline=False),
-        yaxis=dict(tickvals=list(range(r)), ticktext=rows, autorange="reversed", title=dict(text=row_title),
-                   tickfont=dict(size=15), showgrid=False, zeroline=False),
-    )
-    if highlight_row is not None and 0 <= highlight_row < r:
-        fig.add_shape(type="rect", x0=-0.5, x1=c - 0.5, y0=highlight_row - 0.5, y1=highlight_row + 0.5,
-                      line=dict(color=ROLE_COLORS["Q"], width=4), fillcolor="rgba(0,0,0,0)")
-    return fig
+    return _figure(heatmap_spec(M, row_labels, col_labels, title=title, row_title=row_title, col_title=col_title,
+                                hover=hover, weights=weights, role=role, zmax=zmax, highlight_row=highlight_row,
+                                cell_px=cell_px))
+
+
+def bars_spec(values, labels, *, title: str = "", color: str = ROLE_COLORS["weights"], percent: bool = False,
+              y_range=None, axis_title: str = "", hover: str = "") -> dict:
+    """The figure of :func:`bars` (same arguments) as a plain dict {"data": [trace], "layout": {...}}."""
+    v = np.array(values, dtype=np.float64)  # a copy: the figure must not follow later changes of the caller's array
+    names = [escape(x) for x in labels]
+    text = [f"{100 * x:.1f}%" for x in v.tolist()] if percent else [fmt_num(x) for x in v.tolist()]
+    trace = {"cliponaxis": False, "customdata": names,
+             "hovertemplate": hover or "%{customdata}: %{text}<extra></extra>", "marker": {"color": color},
+             "text": text, "textfont": {"size": 16}, "textposition": "outside", "x": list(range(len(v))), "y": v,
+             "type": "bar"}
+    yaxis = {"title": {"text": axis_title}}
+    if y_range:
+        yaxis["range"] = list(y_range)
+    yaxis.update({"gridcolor": "#e5e5e5", "zerolinecolor": "#999"})
+    if percent:
+        yaxis["tickformat"] = ".0%"
+    layout = {
+        "title": {"font": {"size": 17}, "text": f"<b>{title}</b>" if title else "", "x": 0, "xanchor": "left"},
+        "margin": {"l": 10, "r": 10, "t": 50 if title else 20, "b": 40}, "font": {"family": FONT, "size": 14},
+        "xaxis": {"tickfont": {"size": 15}, "tickvals": list(range(len(v))), "ticktext": names}, "yaxis": yaxis,
+        "height": 300, "plot_bgcolor": "white", "paper_bgcolor": "white", "showlegend": False,
+    }
+    return {"data": [trace], "layout": layout}
 
 
 def bars(values, labels, *, title: str = "", color: str = ROLE_COLORS["weights"], percent: bool = False,
@@ -109,21 +173,34 @@ def bars(values, labels, *, title: str = "", color: str = ROLE_COLORS["weights"]
         labels: one string per bar (tokens are escaped).
         y_range: (lo, hi) or None for automatic.
     """
-    v = np.asarray(values, dtype=np.float64)
-    names = [escape(x) for x in labels]
-    text = [f"{100 * x:.1f}%" for x in v] if percent else [fmt_num(x) for x in v]
-    fig = go.Figure(go.Bar(x=list(range(len(v))), y=v, text=text, textposition="outside", marker_color=color,
-                           customdata=names, textfont=dict(size=16), cliponaxis=False,
-                           hovertemplate=hover or "%{customdata}: %{text}<extra></extra>"))
-    fig.update_layout(
-        title=dict(text=f"<b>{title}</b>" if title else "", font=dict(size=17), x=0, xanchor="left"),
-        height=300, margin=dict(l=10, r=10, t=50 if title else 20, b=40), font=dict(family=FONT, size=14),
-        plot_bgcolor="white", paper_bgcolor="white", showlegend=False,
-        xaxis=dict(tickvals=list(range(len(v))), ticktext=names, tickfont=dict(size=15)),
-        yaxis=dict(title=dict(text=axis_title), range=list(y_range) if y_range else None, gridcolor="#e5e5e5",
-                   zerolinecolor="#999", tickformat=".0%" if percent else None),
-    )
-    return fig
+    return _figure(bars_spec(values, labels, title=title, color=color, percent=percent, y_range=y_range,
+                             axis_title=axis_title, hover=hover))
+
+
+def vector_mix_spec(vectors, weights, output, labels, *, out_label: str, dim_title: str, title: str = "",
+                    hover: str = "") -> dict:
+    """The figure of :func:`vector_mix` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
+    V = np.asarray(vectors, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    out = np.array(output, dtype=np.float64)  # a copy, as validation would make
+    d = V.shape[1]
+    x = [str(k + 1) for k in range(d)]
+    palette = ["#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#E69F00", "#999999"]
+    data = [{"hovertemplate": hover or "%{y:.3f}<extra>%{fullData.name}</extra>",
+             "marker": {"color": palette[j % len(palette)]}, "name": f"{w[j] * 100:.1f}% × v({escape(lab)})",
+             "opacity": 0.75, "x": list(x), "y": w[j] * V[j], "type": "bar"} for j, lab in enumerate(labels)]
+    data.append({"hovertemplate": "%{y:.3f}<extra>%{fullData.name}</extra>",
+                 "marker": {"color": ROLE_COLORS["out"], "line": {"color": "#222", "width": 2}},
+                 "name": escape(out_label), "text": [fmt_num(v) for v in out.tolist()], "textfont": {"size": 15},
+                 "textposition": "outside", "x": list(x), "y": out, "type": "bar"})
+    layout = {
+        "title": {"font": {"size": 17}, "text": f"<b>{title}</b>" if title else "", "x": 0},
+        "margin": {"l": 10, "r": 10, "t": 50 if title else 20, "b": 40}, "font": {"family": FONT, "size": 14},
+        "xaxis": {"title": {"text": dim_title}}, "yaxis": {"gridcolor": "#e5e5e5", "zerolinecolor": "#999"},
+        "legend": {"font": {"size": 13}, "orientation": "h", "y": -0.25}, "barmode": "group", "height": 340,
+        "plot_bgcolor": "white", "paper_bgcolor": "white",
+    }
+    return {"data": data, "layout": layout}
 
 
 def vector_mix(vectors, weights, output, labels, *, out_label: str, dim_title: str, title: str = "",
@@ -134,28 +211,8 @@ def vector_mix(vectors, weights, output, labels, *, out_label: str, dim_title: s
         vectors: (n, d) value vectors; weights: (n,) one query's weights; output: (d,) = weights @ vectors.
         labels: n token labels; out_label: name of the output bar group.
     """
-    V = np.asarray(vectors, dtype=np.float64)
-    w = np.asarray(weights, dtype=np.float64)
-    d = V.shape[1]
-    x = [str(k + 1) for k in range(d)]
-    palette = ["#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#E69F00", "#999999"]
-    fig = go.Figure()
-    for j, lab in enumerate(labels):
-        fig.add_bar(x=x, y=w[j] * V[j], name=f"{w[j] * 100:.1f}% × v({escape(lab)})",
-                    marker_color=palette[j % len(palette)], opacity=0.75,
-                    hovertemplate=hover or "%{y:.3f}<extra>%{fullData.name}</extra>")
-    fig.add_bar(x=x, y=np.asarray(output, dtype=np.float64), name=escape(out_label),
-                marker=dict(color=ROLE_COLORS["out"], line=dict(color="#222", width=2)),
-                text=[fmt_num(v) for v in output], textposition="outside", textfont=dict(size=15),
-                hovertemplate="%{y:.3f}<extra>%{fullData.name}</extra>")
-    fig.update_layout(
-        barmode="group", title=dict(text=f"<b>{title}</b>" if title else "", font=dict(size=17), x=0),
-        height=340, margin=dict(l=10, r=10, t=50 if title else 20, b=40), font=dict(family=FONT, size=14),
-        plot_bgcolor="white", paper_bgcolor="white", xaxis=dict(title=dict(text=dim_title)),
-        yaxis=dict(gridcolor="#e5e5e5", zerolinecolor="#999"),
-        legend=dict(orientation="h", y=-0.25, font=dict(size=13)),
-    )
-    return fig
+    return _figure(vector_mix_spec(vectors, weights, output, labels, out_label=out_label, dim_title=dim_title,
+                                   title=title, hover=hover))
 
 
 # ---- scaling and softmax lesson (pages/scaling.py) ---------------------------------------------------------------

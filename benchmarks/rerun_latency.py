@@ -1,0 +1,262 @@
+"""Server-side rerun latency of the Q·K·V page after a slider move, next to a minimal page (one slider, one 3×3
+plotly heatmap: benchmarks/minimal_app.py) measured in the same run.
+
+What is timed: ``AppTest.run()`` after moving one slider. AppTest executes the script in-process exactly as the
+server does (callbacks, the page, building every figure, marshalling it into its protobuf element); it does not
+send bytes over a socket. Two numbers per rerun:
+  * run    — wall time of ``AppTest.run()`` (what the issue asks for; includes AppTest's own parsing of the
+             element tree, which the real server does not do);
+  * script — time spent in the script thread only (the server-side work proper).
+The ratio column divides by the minimal page's median of the same kind.
+
+Honesty checks after every rerun (the script stops with an error otherwise): no exception element, the expected
+number of plotly charts in the tree, the slider move really reached the lesson state, and a chart downstream of
+the move has a different spec than in the previous rerun (so nothing stale was served).
+
+Cases are run round-robin (one rerun of each case per round) so drift in machine load hits all of them alike;
+the first rounds are warm-up and not counted.
+
+Usage:  PYTHONPATH=. .venv/bin/python benchmarks/rerun_latency.py [--rounds 40] [--warmup 3] [--profile]
+--profile also records one 16-token rerun (cell slider) with pyinstrument into benchmarks/profiles/.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1 import app_test as _app_test
+from streamlit.testing.v1 import local_script_runner as _lsr
+
+ROOT = Path(__file__).resolve().parent.parent
+PROFILES = Path(__file__).resolve().parent / "profiles"
+TEXT16 = "私 は 毎朝 犬 と 公園 を 歩いて から 駅 まで 走り 電車 に 乗り ます"
+QKV_CHARTS = 13  # xw mode: X, W_Q, W_K, W_V, Q, K, V, scores, scaled, weights, out + bars + vector mix
+
+# ---- timing of the script thread (AppTest runs the script in its own thread) -------------------------------------
+_last: dict = {}
+_profiler: dict = {}
+_orig_thread = _lsr.LocalScriptRunner._run_script_thread
+
+
+def _timed_thread(self) -> None:
+    prof = _profiler.pop("p", None)
+    t0, c0 = time.perf_counter(), time.thread_time()
+    if prof is not None:
+        prof.start()
+    try:
+        _orig_thread(self)
+    finally:
+        if prof is not None:
+            prof.stop()
+        _last["script_ms"] = (time.perf_counter() - t0) * 1e3
+        _last["cpu_ms"] = (time.thread_time() - c0) * 1e3
+        _last["kb"] = sum(m.ByteSize() for m in self.forward_msgs()) / 1024
+
+
+_lsr.LocalScriptRunner._run_script_thread = _timed_thread
+
+# The server compiles a page once and keeps its bytecode (one ScriptCache per Runtime); AppTest makes a new
+# ScriptCache on every run(), so it would recompile app.py and the page each rerun (~10 ms for the Q·K·V page,
+# ~0 for the minimal one). Share one cache, as the server does, unless --recompile is given.
+_SHARED_SCRIPT_CACHE = ScriptCache()
+
+
+def _share_script_cache() -> None:
+    _app_test.ScriptCache = lambda: _SHARED_SCRIPT_CACHE
+
+
+# With the pages in a folder named pages/, Streamlit runs in its legacy pages-directory mode until app.py's
+# st.navigation has run once in the process; AppTest resets that flag before every run, so after switch_page it
+# would run the page alone, without the app.py frame (language radio, share link). A server that has served
+# app.py once runs the frame around the page on every rerun; so does this benchmark (as tests/app does).
+_orig_pm_init = PagesManager.__init__
+
+
+def _pm_init(self, *args, **kwargs):
+    _orig_pm_init(self, *args, **kwargs)
+    PagesManager.uses_pages_directory = False
+
+
+PagesManager.__init__ = _pm_init
+
+
+# ---- cases -----------------------------------------------------------------------------------------------------
+@dataclass
+class Case:
+    name: str
+    at: AppTest
+    move: Callable[[AppTest, int], object]  # set a widget for rerun k; returns the value the state must hold
+    reached: Callable[[AppTest], object]  # the value the lesson state holds after the rerun
+    n_charts: int
+    changed: str  # key of a chart whose spec must differ from the previous rerun
+    frame: bool = True  # the app.py frame (sidebar language radio) must be on the page
+    run_ms: list = field(default_factory=list)
+    script_ms: list = field(default_factory=list)
+    cpu_ms: list = field(default_factory=list)
+    kb: list = field(default_factory=list)
+    prev_spec: str | None = None
+
+
+def _app(path: Path) -> AppTest:
+    at = AppTest.from_file(str(path), default_timeout=60)
+    at.run()
+    return at
+
+
+def _qkv(tokens16: bool) -> AppTest:
+    at = _app(ROOT / "app.py")
+    at.switch_page("lesson_pages/qkv.py").run()
+    if tokens16:
+        at.text_input(key="qkv.text").input(TEXT16).run()
+        for key in ("qkv.dm", "qkv.dk", "qkv.dv"):
+            at.slider(key=key).set_value(16).run()
+        s = at.session_state["qkv:state"]
+        assert (s.n, s.d_model, s.d_k, s.d_v) == (16, 16, 16, 16), (s.n, s.d_model, s.d_k, s.d_v)
+    else:
+        assert at.session_state["qkv:state"].n == 3
+    return at
+
+
+def _slider_move(key: str, values: tuple) -> Callable[[AppTest, int], object]:
+    def move(at: AppTest, k: int):
+        v = values[k % 2]
+        at.slider(key=key).set_value(v)
+        return v
+    return move
+
+
+def _state(attr: Callable) -> Callable[[AppTest], object]:
+    return lambda at: attr(at.session_state["qkv:state"])
+
+
+def make_cases() -> list[Case]:
+    x00 = _state(lambda s: float(s.mats["X"][0, 0]))
+    dk = _state(lambda s: s.d_k)
+    return [
+        Case("minimal (1 slider, 3×3 heatmap)", _app(ROOT / "benchmarks" / "minimal_app.py"),
+             _slider_move("v", (1.0, 0.5)), lambda at: at.slider(key="v").value, 1, "fig", frame=False),
+        Case("qkv 3 tokens, cell slider", _qkv(False), _slider_move("qkv.cell:v", (1.5, 0.5)), x00, QKV_CHARTS,
+             "qkv.fig.scores"),
+        Case("qkv 3 tokens, d_k slider", _qkv(False), _slider_move("qkv.dk", (4, 5)), dk, QKV_CHARTS,
+             "qkv.fig.scaled"),
+        Case("qkv 16 tokens d=16, cell slider", _qkv(True), _slider_move("qkv.cell:v", (1.5, 0.5)), x00,
+             QKV_CHARTS, "qkv.fig.scores"),
+        Case("qkv 16 tokens d=16, d_k slider", _qkv(True), _slider_move("qkv.dk", (15, 16)), dk, QKV_CHARTS,
+             "qkv.fig.scaled"),
+    ]
+
+
+def step(case: Case, k: int, record: bool) -> None:
+    want = case.move(case.at, k)
+    _last.clear()
+    t0 = time.perf_counter()
+    case.at.run()
+    run_ms = (time.perf_counter() - t0) * 1e3
+    at = case.at
+    if len(at.exception):
+        raise SystemExit(f"{case.name}: exception in rerun {k}: {at.exception[0].value}")
+    charts = at.get("plotly_chart")
+    if len(charts) != case.n_charts:
+        raise SystemExit(f"{case.name}: {len(charts)} plotly charts in rerun {k}, expected {case.n_charts}")
+    if case.frame and not any(r.key == "lang" for r in at.sidebar.radio):
+        raise SystemExit(f"{case.name}: the app.py frame did not run (no language radio in the sidebar)")
+    got = case.reached(at)
+    if got != want:
+        raise SystemExit(f"{case.name}: the move did not reach the state (set {want!r}, state holds {got!r})")
+    spec = next((c.proto.spec for c in charts if c.key == case.changed), None)
+    if spec is None:
+        raise SystemExit(f"{case.name}: no chart with key {case.changed!r}")
+    if spec == case.prev_spec:
+        raise SystemExit(f"{case.name}: chart {case.changed!r} did not change after the move (stale figure?)")
+    case.prev_spec = spec
+    if "script_ms" not in _last:
+        raise SystemExit(f"{case.name}: the script thread was not timed")
+    if record:
+        case.run_ms.append(run_ms)
+        case.script_ms.append(_last["script_ms"])
+        case.cpu_ms.append(_last["cpu_ms"])
+        case.kb.append(_last["kb"])
+
+
+def profile_once(case: Case, k: int, out: Path, tries: int = 5) -> str:
+    """Profile ``tries`` reruns and keep the quickest (the one least disturbed by other processes)."""
+    from pyinstrument import Profiler
+
+    best = None
+    for j in range(tries):
+        prof = Profiler(interval=0.0005)
+        _profiler["p"] = prof
+        step(case, k + j, record=False)
+        if best is None or prof.last_session.duration < best.last_session.duration:
+            best = prof
+    prof = best
+    tree = prof.output_text(unicode=True, color=False)
+    flat = prof.output_text(unicode=True, color=False, flat=True, flat_time="total")
+    flat_self = prof.output_text(unicode=True, color=False, flat=True, flat_time="self")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(f"{tree}\n== flat, total time per function ==\n{flat}\n"
+                   f"== flat, self time per function ==\n{flat_self}", encoding="utf-8")
+    return tree
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=40, help="measured reruns per case (>= 30)")
+    ap.add_argument("--warmup", type=int, default=3, help="reruns per case before measuring")
+    ap.add_argument("--profile", action="store_true", help="also profile one 16-token rerun with pyinstrument")
+    ap.add_argument("--recompile", action="store_true",
+                    help="let AppTest recompile the scripts on every run (its default; the server does not)")
+    a = ap.parse_args()
+    if not a.recompile:
+        _share_script_cache()
+    # AppTest evaluates widgets' format_func outside the script thread when it parses the tree; their
+    # "missing ScriptRunContext" warnings are test-harness noise, not app behaviour.
+    # (Streamlit resets log levels when AppTest patches its config, hence ``disabled``.)
+    for name in ("streamlit.runtime.scriptrunner_utils.script_run_context",
+                 "streamlit.runtime.state.session_state_proxy"):
+        logging.getLogger(name).disabled = True
+
+    t_start = time.perf_counter()
+    cases = make_cases()
+    for k in range(a.warmup + a.rounds):
+        for case in cases:
+            step(case, k, record=k >= a.warmup)
+
+    base = {kind: float(np.median(getattr(cases[0], kind))) for kind in ("run_ms", "script_ms", "cpu_ms")}
+    head = (f"{'case':34} {'n':>3} {'run med':>8} {'p95':>6} {'ratio':>6} │ {'script med':>10} {'p95':>6} "
+            f"{'ratio':>6} │ {'cpu med':>7} {'ratio':>6} │ {'KB':>6}")
+    print(head)
+    print("─" * len(head))
+    for c in cases:
+        cells = []
+        for kind, width in (("run_ms", 8), ("script_ms", 10)):
+            v = np.asarray(getattr(c, kind))
+            cells.append(f"{np.median(v):{width}.1f} {np.percentile(v, 95):6.1f} {np.median(v) / base[kind]:5.2f}×")
+        cpu = np.median(c.cpu_ms)
+        print(f"{c.name:34} {len(c.run_ms):3d} {cells[0]} │ {cells[1]} │ {cpu:7.1f} {cpu / base['cpu_ms']:5.2f}× │"
+              f" {np.median(c.kb):6.1f}")
+    print("ms per rerun. run = AppTest.run() wall time; script = wall time of the script thread alone (the server-side"
+          "\nwork); cpu = CPU time of that thread (insensitive to other processes on the machine); ratio = median / the"
+          "\nminimal page's median of the same kind; KB = protobuf size of the messages one rerun sends.")
+    print(f"python {sys.version.split()[0]}, {a.rounds} measured + {a.warmup} warm-up reruns per case, "
+          f"scripts {'recompiled every run' if a.recompile else 'compiled once (as the server does)'}, "
+          f"total {time.perf_counter() - t_start:.0f} s")
+
+    if a.profile:
+        out = PROFILES / "qkv16_cell.txt"
+        text = profile_once(cases[3], a.warmup + a.rounds, out)
+        print(f"\npyinstrument profile of one 16-token rerun (cell slider) → {out.relative_to(ROOT)}")
+        print("\n".join(text.splitlines()[:60]))
+
+
+if __name__ == "__main__":
+    main()
