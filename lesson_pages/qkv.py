@@ -98,12 +98,14 @@ def inputs_section(state: L.QKVState) -> None:
         with cols[k % len(cols)]:
             role = n if n in ("X", "Q", "K", "V") else "W"
             draw.show_heatmap(n, state.mats[n], *labels[n], role=role, key=f"qkv.fig.{n}")
-    with st.expander(t("qkv.edit_grids"), icon=":material/edit:"):
-        st.caption(t("qkv.edit_help"))
-        for n, tab in zip(names, st.tabs(list(names))):
-            with tab:
-                widgets.matrix_editor(f"qkv.grid.{n}", state.mats[n], *labels[n], name=n,
-                                      commit=_commit_matrix(n), notify=_notify)
+    grids = st.expander(t("qkv.edit_grids"), icon=":material/edit:", key="qkv.grids", on_change="rerun")
+    if grids.open:  # built only while open: the four grids cost a rerun more than all the heatmaps together
+        with grids:
+            st.caption(t("qkv.edit_help"))
+            for n, tab in zip(names, st.tabs(list(names))):
+                with tab:
+                    widgets.matrix_editor(f"qkv.grid.{n}", state.mats[n], *labels[n], name=n,
+                                          commit=_commit_matrix(n), notify=_notify)
 
 
 def qkv_section(state: L.QKVState, res: L.QKVResult) -> None:
@@ -174,13 +176,14 @@ def query_section(state: L.QKVState, res: L.QKVResult) -> None:
     st.dataframe(table, hide_index=True, width="stretch")
     c1, c2 = st.columns(2)
     with c1:
-        st.plotly_chart(F.bars(s.weights[i], toks, title=t("fig.qbars.title", token=F.escape(toks[i])),
-                               percent=True, y_range=(0, 1.12), hover=t("fig.qbars.hover")),
-                        config=draw.PLOT_CONFIG, key="qkv.fig.qbars", width="stretch")
+        draw.show_figure(F.bars_spec(s.weights[i], toks, title=t("fig.qbars.title", token=F.escape(toks[i])),
+                                     percent=True, y_range=(0, 1.12), hover=t("fig.qbars.hover")),
+                         key="qkv.fig.qbars")
     with c2:
-        st.plotly_chart(F.vector_mix(res.V, s.weights[i], s.output[i], toks, out_label=t("fig.mix.out"),
-                                     dim_title=t("fig.mix.dim"), title=t("fig.mix.title", token=F.escape(toks[i]))),
-                        config=draw.PLOT_CONFIG, key="qkv.fig.mix", width="stretch")
+        draw.show_figure(F.vector_mix_spec(res.V, s.weights[i], s.output[i], toks, out_label=t("fig.mix.out"),
+                                           dim_title=t("fig.mix.dim"),
+                                           title=t("fig.mix.title", token=F.escape(toks[i]))),
+                         key="qkv.fig.mix")
     terms = " + ".join(r"%s\,v_{%s}" % (draw.num(w), draw.latex_text(tok)) for w, tok in zip(s.weights[i], toks))
     if state.n > 6:
         terms = r"\sum_j w_j v_j"
