@@ -134,14 +134,15 @@ def test_seed_003_table():
 
 
 def test_seed_003_row0_by_hand():
-    # row 0 scaled scores [a, 0, a], a = 1/√2; e^a = 2.028115; denominator 2·2.028115 + 1 = 5.056230
-    # weights [0.401113, 0.197776, 0.401113]; output = 0.401113·[10,0] + 0.197776·[0,10] + 0.401113·[5,5]
-    #                                               = [6.016690, 3.983310]
+    # row 0 scaled scores [a, 0, a], a = 1/√2 = 0.7071068; e^a = 2.0281150; denominator 2·e^a + 1 = 5.0562300
+    # weights [e^a/5.05623, 1/5.05623, e^a/5.05623] = [0.4011121, 0.1977758, 0.4011121]
+    # output = w0·[10,0] + w1·[0,10] + w0·[5,5] = [15·w0, 10·w1 + 5·w0]
+    #        = [15·0.4011121, 1.977758 + 2.0055605] = [6.016681, 3.983319]
     ea = math.exp(R2)
     w = np.array([ea, 1.0, ea]) / (2 * ea + 1)
     steps = scaled_dot_product_attention(SEED_Q, SEED_K, SEED_V)
     np.testing.assert_allclose(steps.weights[0], w, atol=1e-12)
-    np.testing.assert_allclose(steps.output[0], [6.016690, 3.983310], atol=1e-6)
+    np.testing.assert_allclose(steps.output[0], [6.016681, 3.983319], atol=1e-6)
 
 
 K01_V = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
