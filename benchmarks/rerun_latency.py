@@ -17,7 +17,7 @@ Cases are run round-robin (one rerun of each case per round) so drift in machine
 the first rounds are warm-up and not counted.
 
 Usage:  PYTHONPATH=. .venv/bin/python benchmarks/rerun_latency.py [--rounds 40] [--warmup 3] [--profile]
---profile also records one 16-token rerun (cell slider) with pyinstrument into benchmarks/profiles/.
+--profile also records 20 16-token reruns (cell slider) with pyinstrument into benchmarks/profiles/.
 """
 from __future__ import annotations
 
@@ -65,13 +65,14 @@ def _timed_thread(self) -> None:
 _lsr.LocalScriptRunner._run_script_thread = _timed_thread
 
 # The server compiles a page once and keeps its bytecode (one ScriptCache per Runtime); AppTest makes a new
-# ScriptCache on every run(), so it would recompile app.py and the page each rerun (~10 ms for the Q·K·V page,
-# ~0 for the minimal one). Share one cache, as the server does, unless --recompile is given.
+# ScriptCache on every run(), so it would recompile app.py and the page each rerun (~12 ms for app.py + the Q·K·V
+# page, ~0.5 ms for the minimal one). Share one cache, as the server does, unless --recompile is given.
 _SHARED_SCRIPT_CACHE = ScriptCache()
 
 
 def _share_script_cache() -> None:
-    _app_test.ScriptCache = lambda: _SHARED_SCRIPT_CACHE
+    _app_test.ScriptCache = lambda: _SHARED_SCRIPT_CACHE  # pages (PagesManager)
+    _lsr.ScriptCache = lambda: _SHARED_SCRIPT_CACHE  # the main script (ScriptRunner)
 
 
 # With the pages in a folder named pages/, Streamlit runs in its legacy pages-directory mode until app.py's
@@ -187,23 +188,26 @@ def step(case: Case, k: int, record: bool) -> None:
         case.kb.append(_last["kb"])
 
 
-def profile_once(case: Case, k: int, out: Path, tries: int = 5) -> str:
-    """Profile ``tries`` reruns and keep the quickest (the one least disturbed by other processes)."""
+def profile(case: Case, k: int, out: Path, reruns: int = 20) -> str:
+    """Profile ``reruns`` reruns of a case into one pyinstrument session (times add up over the reruns, so the
+    shares are steadier than one rerun's) and write it as text: call tree, then flat lists by total and self time."""
     from pyinstrument import Profiler
 
-    best = None
-    for j in range(tries):
-        prof = Profiler(interval=0.0005)
+    prof = Profiler(interval=0.0005)
+    for j in range(reruns):
         _profiler["p"] = prof
         step(case, k + j, record=False)
-        if best is None or prof.last_session.duration < best.last_session.duration:
-            best = prof
-    prof = best
-    tree = prof.output_text(unicode=True, color=False)
-    flat = prof.output_text(unicode=True, color=False, flat=True, flat_time="total")
-    flat_self = prof.output_text(unicode=True, color=False, flat=True, flat_time="self")
+    # Each rerun runs in a new script thread; drop the thread marker so all reruns merge into one call tree.
+    session = prof.last_session
+    session.frame_records = [([f for f in stack if "\x00<thread>\x00" not in f], t)
+                             for stack, t in session.frame_records]
+    opts = dict(unicode=True, color=False, time="percent_of_total")
+    tree = prof.output_text(**opts)
+    flat = prof.output_text(flat=True, flat_time="total", **opts)
+    flat_self = prof.output_text(flat=True, flat_time="self", **opts)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(f"{tree}\n== flat, total time per function ==\n{flat}\n"
+    out.write_text(f"{case.name}: {reruns} reruns, {prof.last_session.duration * 1e3 / reruns:.1f} ms each under the "
+                   f"profiler\n{tree}\n== flat, total time per function ==\n{flat}\n"
                    f"== flat, self time per function ==\n{flat_self}", encoding="utf-8")
     return tree
 
@@ -212,7 +216,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=40, help="measured reruns per case (>= 30)")
     ap.add_argument("--warmup", type=int, default=3, help="reruns per case before measuring")
-    ap.add_argument("--profile", action="store_true", help="also profile one 16-token rerun with pyinstrument")
+    ap.add_argument("--profile", action="store_true", help="also profile 16-token reruns with pyinstrument")
     ap.add_argument("--recompile", action="store_true",
                     help="let AppTest recompile the scripts on every run (its default; the server does not)")
     a = ap.parse_args()
@@ -253,8 +257,8 @@ def main() -> None:
 
     if a.profile:
         out = PROFILES / "qkv16_cell.txt"
-        text = profile_once(cases[3], a.warmup + a.rounds, out)
-        print(f"\npyinstrument profile of one 16-token rerun (cell slider) → {out.relative_to(ROOT)}")
+        text = profile(cases[3], a.warmup + a.rounds, out)
+        print(f"\npyinstrument profile of 20 reruns, 16 tokens, cell slider → {out.relative_to(ROOT)}")
         print("\n".join(text.splitlines()[:60]))
 
 

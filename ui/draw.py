@@ -1,6 +1,7 @@
 """Small drawing helpers the pages share: a translated heatmap in one call, the pipeline strip, LaTeX-safe text."""
 from __future__ import annotations
 
+import base64
 import html
 from functools import lru_cache
 
@@ -8,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
-from _plotly_utils.utils import convert_to_base64
+from _plotly_utils.utils import to_typed_array_spec
 from plotly.basedatatypes import BasePlotlyType
 
 from . import figures as F
@@ -55,17 +56,34 @@ def _template_json(name: str) -> dict:
     return pio.templates[name].to_plotly_json()
 
 
+def _typed_arrays(obj):
+    """NumPy arrays in a spec as plotly.js typed arrays, as Figure.to_dict() writes them. Plotly's own
+    convert_to_base64 costs ~75 µs per array and walks into every list (a 16×16 heatmap's cell texts and hover
+    labels are 800 of them); the builders put arrays only as values of dicts (or in lists of dicts), so only those
+    are visited, and float64, the only kind they make, is encoded here directly, anything else by plotly."""
+    if isinstance(obj, dict):
+        return {k: _typed_arrays(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_typed_arrays(v) for v in obj] if any(isinstance(v, (dict, np.ndarray)) for v in obj) else obj
+    if isinstance(obj, np.ndarray):
+        if obj.dtype == np.float64 and obj.size:
+            spec = {"dtype": "f8", "bdata": base64.b64encode(np.ascontiguousarray(obj)).decode("ascii")}
+            if obj.ndim > 1:
+                spec["shape"] = str(obj.shape)[1:-1]
+            return spec
+        return to_typed_array_spec(obj)
+    return obj
+
+
 def _ready(spec: dict) -> dict:
     """A figure spec (validated form) as go.Figure(spec).to_dict() would return it: the default template added,
     NumPy arrays as plotly.js typed arrays."""
     default = pio.templates.default
-    layout = dict(spec["layout"])
+    layout = _typed_arrays(spec["layout"])
     if default is not None and "template" not in layout:
         layout = {"template": default.to_plotly_json() if isinstance(default, BasePlotlyType)
                   else _template_json(default), **layout}
-    ready = {"data": [dict(trace) for trace in spec["data"]], "layout": layout}
-    convert_to_base64(ready)
-    return ready
+    return {"data": [_typed_arrays(trace) for trace in spec["data"]], "layout": layout}
 
 
 @lru_cache(maxsize=96)

@@ -8,6 +8,7 @@ on 0. Tokens are HTML-escaped before plotly sees them.
 from __future__ import annotations
 
 import html
+import math
 from functools import cache
 
 import numpy as np
@@ -23,7 +24,7 @@ FONT = "Noto Sans CJK JP, Noto Sans JP, Hiragino Sans, Yu Gothic, Meiryo, sans-s
 
 def fmt_num(v: float, digits: int = 2) -> str:
     """Short, readable number: 2 decimals for ordinary sizes, scientific past 1e4; never '-0.00'."""
-    if not np.isfinite(v):
+    if not math.isfinite(v):  # math, not NumPy: this runs for every cell of every heatmap (16×16 × a dozen)
         return "−∞" if v < 0 else ("∞" if v > 0 else "NaN")
     if abs(v) >= 1e4:
         return f"{v:.2e}"
