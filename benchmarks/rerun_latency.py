@@ -188,6 +188,38 @@ def step(case: Case, k: int, record: bool) -> None:
         case.kb.append(_last["kb"])
 
 
+def _library(path: str) -> str | None:
+    """Which body of code a file belongs to, for the profile's summary (None: built-in, ask the caller)."""
+    if path.startswith("<built-in>"):
+        return None
+    for name, marks in (("plotly", ("/plotly/", "/_plotly_utils/")), ("streamlit", ("/streamlit/",)),
+                        ("pandas + pyarrow", ("/pandas/", "/pyarrow/")), ("numpy", ("/numpy/",))):
+        if any(m in path for m in marks):
+            return name
+    if "site-packages" in path:
+        return "other libraries"
+    if str(ROOT) in path or not path.startswith("/"):
+        return "this app (ui/, lesson_pages/, attention_core/, app.py)"
+    return "Python stdlib (copy, json, …)"
+
+
+def _by_library(session) -> str:
+    """Self time of the profiled reruns by library: each sample is charged to the innermost frame that is not a
+    built-in (a C function counts for the Python code that called it)."""
+    totals: dict[str, float] = {}
+    for stack, t in session.frame_records:
+        lib = "other"
+        for frame in reversed(stack):
+            parts = frame.split("\x00")
+            found = _library(parts[1]) if len(parts) > 1 else None
+            if found:
+                lib = found
+                break
+        totals[lib] = totals.get(lib, 0.0) + t
+    total = sum(totals.values()) or 1.0
+    return "\n".join(f"  {100 * v / total:5.1f}%  {k}" for k, v in sorted(totals.items(), key=lambda kv: -kv[1]))
+
+
 def profile(case: Case, k: int, out: Path, reruns: int = 20) -> str:
     """Profile ``reruns`` reruns of a case into one pyinstrument session (times add up over the reruns, so the
     shares are steadier than one rerun's) and write it as text: call tree, then flat lists by total and self time."""
@@ -205,11 +237,12 @@ def profile(case: Case, k: int, out: Path, reruns: int = 20) -> str:
     tree = prof.output_text(**opts)
     flat = prof.output_text(flat=True, flat_time="total", **opts)
     flat_self = prof.output_text(flat=True, flat_time="self", **opts)
+    head = (f"{case.name}: {reruns} reruns, {session.duration * 1e3 / reruns:.1f} ms each under the profiler\n"
+            f"self time by library:\n{_by_library(session)}\n")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(f"{case.name}: {reruns} reruns, {prof.last_session.duration * 1e3 / reruns:.1f} ms each under the "
-                   f"profiler\n{tree}\n== flat, total time per function ==\n{flat}\n"
+    out.write_text(f"{head}\n{tree}\n== flat, total time per function ==\n{flat}\n"
                    f"== flat, self time per function ==\n{flat_self}", encoding="utf-8")
-    return tree
+    return head + tree
 
 
 def main() -> None:
@@ -259,7 +292,7 @@ def main() -> None:
         out = PROFILES / "qkv16_cell.txt"
         text = profile(cases[3], a.warmup + a.rounds, out)
         print(f"\npyinstrument profile of 20 reruns, 16 tokens, cell slider → {out.relative_to(ROOT)}")
-        print("\n".join(text.splitlines()[:60]))
+        print("\n".join(text.splitlines()[:70]))
 
 
 if __name__ == "__main__":
