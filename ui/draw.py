@@ -43,12 +43,11 @@ class _ReadyFigure(go.Figure):
     st.plotly_chart uses nothing of a figure but ``to_dict()`` (plotly.tools.return_figure_from_figure_or_data);
     go.Figure.__init__ is skipped on purpose, so no other method of go.Figure works on this object."""
 
-    def __init__(self, ready: dict):  # noqa: D107 - no super().__init__: that is the cost saved
-        object.__setattr__(self, "_ready", ready)
+    def __init__(self, ready: dict):  # no super().__init__(): building a go.Figure is the cost saved
+        self._ready = ready
 
-    def to_dict(self) -> dict:
-        ready = object.__getattribute__(self, "_ready")
-        return {"data": [dict(trace) for trace in ready["data"]], "layout": ready["layout"]}  # plotly pops "uid"
+    def to_dict(self) -> dict:  # fresh trace dicts: plotly.io.to_json pops "uid" from them
+        return {"data": [dict(trace) for trace in self._ready["data"]], "layout": self._ready["layout"]}
 
 
 @lru_cache(maxsize=8)
@@ -86,13 +85,17 @@ def _ready(spec: dict) -> dict:
     return {"data": [_typed_arrays(trace) for trace in spec["data"]], "layout": layout}
 
 
-@lru_cache(maxsize=96)
-def _ready_heatmap(template, z: bytes, shape: tuple, rows: tuple, cols: tuple, texts: tuple, weights: bool,
-                   role: str | None, highlight_row: int | None) -> dict:
+def _heatmap_ready(M, rows: tuple, cols: tuple, texts: tuple, weights: bool, role: str | None,
+                   highlight_row: int | None) -> dict:
     title, row_title, col_title, hover = texts
-    M = np.frombuffer(z, dtype=np.float64).reshape(shape)
     return _ready(F.heatmap_spec(M, rows, cols, title=title, row_title=row_title, col_title=col_title, hover=hover,
                                  weights=weights, role=role, highlight_row=highlight_row))
+
+
+@lru_cache(maxsize=96)
+def _heatmap_ready_cached(template: str | None, z: bytes, shape: tuple, *args) -> dict:
+    """_heatmap_ready keyed by value: the matrix as bytes, and the default template the result embeds."""
+    return _heatmap_ready(np.frombuffer(z, dtype=np.float64).reshape(shape), *args)
 
 
 def show_figure(spec: dict, *, key: str | None = None) -> None:
@@ -105,13 +108,12 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
     """Draw a named matrix (title, axis titles and hover text from the language tables, key 'fig.<name>.*')."""
     A = np.ascontiguousarray(M, dtype=np.float64)
     texts = (t(f"fig.{name}.title"), t(f"fig.{name}.rows"), t(f"fig.{name}.cols"), t(f"fig.{name}.hover"))
+    args = (tuple(str(r) for r in rows), tuple(str(c) for c in cols), texts, weights, role, highlight_row)
     template = pio.templates.default
-    rows, cols = tuple(str(r) for r in rows), tuple(str(c) for c in cols)
-    if isinstance(template, str) or template is None:
-        ready = _ready_heatmap(template, A.tobytes(), A.shape, rows, cols, texts, weights, role, highlight_row)
-    else:  # a template object as default: not hashable, not cached
-        ready = _ready(F.heatmap_spec(A, rows, cols, title=texts[0], row_title=texts[1], col_title=texts[2],
-                                      hover=texts[3], weights=weights, role=role, highlight_row=highlight_row))
+    if template is None or isinstance(template, str):
+        ready = _heatmap_ready_cached(template, A.tobytes(), A.shape, *args)
+    else:  # a Template object as plotly's default is not hashable: built every time
+        ready = _heatmap_ready(A, *args)
     st.plotly_chart(_ReadyFigure(ready), config=PLOT_CONFIG, key=key, width="stretch")
     if caption:
         st.caption(caption)
