@@ -3,11 +3,13 @@ plotly heatmap: benchmarks/minimal_app.py) measured in the same run.
 
 What is timed: ``AppTest.run()`` after moving one slider. AppTest executes the script in-process exactly as the
 server does (callbacks, the page, building every figure, marshalling it into its protobuf element); it does not
-send bytes over a socket. Two numbers per rerun:
+send bytes over a socket. Three numbers per rerun:
   * run    — wall time of ``AppTest.run()`` (what the issue asks for; includes AppTest's own parsing of the
              element tree, which the real server does not do);
-  * script — time spent in the script thread only (the server-side work proper).
-The ratio column divides by the minimal page's median of the same kind.
+  * script — wall time of the script thread only (the server-side work proper);
+  * cpu    — CPU time of that thread: the steadiest of the three when other processes share the machine.
+The ratio columns divide by the minimal page's median of the same kind. As on a server, each script is compiled
+once (AppTest would recompile it on every run; --recompile shows that).
 
 Honesty checks after every rerun (the script stops with an error otherwise): no exception element, the expected
 number of plotly charts in the tree, the slider move really reached the lesson state, and a chart downstream of
@@ -30,7 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner.script_cache import ScriptCache
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as _app_test
@@ -73,21 +74,6 @@ _SHARED_SCRIPT_CACHE = ScriptCache()
 def _share_script_cache() -> None:
     _app_test.ScriptCache = lambda: _SHARED_SCRIPT_CACHE  # pages (PagesManager)
     _lsr.ScriptCache = lambda: _SHARED_SCRIPT_CACHE  # the main script (ScriptRunner)
-
-
-# With the pages in a folder named pages/, Streamlit runs in its legacy pages-directory mode until app.py's
-# st.navigation has run once in the process; AppTest resets that flag before every run, so after switch_page it
-# would run the page alone, without the app.py frame (language radio, share link). A server that has served
-# app.py once runs the frame around the page on every rerun; so does this benchmark (as tests/app does).
-_orig_pm_init = PagesManager.__init__
-
-
-def _pm_init(self, *args, **kwargs):
-    _orig_pm_init(self, *args, **kwargs)
-    PagesManager.uses_pages_directory = False
-
-
-PagesManager.__init__ = _pm_init
 
 
 # ---- cases -----------------------------------------------------------------------------------------------------
