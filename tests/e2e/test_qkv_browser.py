@@ -1,0 +1,648 @@
+"""Real-browser tests of the Q·K·V page (/qkv): what a person sees, types and shares.
+
+Covers the lesson numbers on first load, the d_k and cell sliders (keyboard), the share link round trip (K15,
+incl. ?lang=en), grid edits that stick and a refused value (K14), a hostile link, a token holding HTML and an
+empty sentence. Expected numbers come from attention_core + ui.figures.fmt_num (what the heatmaps write).
+
+Waiting, without fixed sleeps: after an action the test polls until the run it caused is over and the app is at
+rest — an init script counts the stApp state leaving "running", and since a fast rerun can skip that state, the
+effect of the run is checked too (the frame rewrites the URL at the end of every run; a notice appears). Then
+the plotly DOM is polled until the drawn cell texts match. Grid edits check every step of the input (focus,
+selection, the editor's text, a message sent to the server) and only input that never reached the server is
+tried again.
+
+Known app bugs are strict xfails raising KnownBug, so any other failure of those tests still fails.
+
+Screenshots of key moments go to $ATTN_LAB_SHOTS (default /tmp/e2e_shots).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from pathlib import Path
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
+
+import numpy as np
+import pytest
+
+from attention_core import lessons as L
+from attention_core import share
+from ui.figures import fmt_num
+
+from .helpers import APP_READY, EXCEPTION_BOX, VIEWPORT, assert_no_exception, assert_no_page_errors, wait_for_app
+
+SHOTS = Path(os.environ.get("ATTN_LAB_SHOTS") or "/tmp/e2e_shots")
+TITLE_JA = "Q·K·V を一歩ずつ"
+TITLE_EN = "Q·K·V step by step"
+GRID_EXPANDER_JA = "行列の数字を表で編集する"
+ALERT = "[data-testid='stAlert']"
+WARNING = "[data-testid='stAlertContentWarning']"
+SIDEBAR = "[data-testid='stSidebar']"
+
+RUN_COUNTER = """
+window.__stRunsDone = 0;
+new MutationObserver(records => {
+  for (const r of records) { if (r.oldValue === 'running') window.__stRunsDone++; }
+}).observe(document, {attributes: true, subtree: true, attributeOldValue: true,
+                      attributeFilter: ['data-test-script-state']});
+"""
+
+
+# ---- helpers -----------------------------------------------------------------------------------------------------
+def sel(key: str) -> str:
+    """CSS selector of a keyed element's container: '.st-key-' + key, characters outside [a-zA-Z0-9_-] → '-'."""
+    return ".st-key-" + "".join(c if c.isalnum() or c in "_-" else "-" for c in key)
+
+
+def shot(page, name: str, locator=None) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = str(SHOTS / f"qkv_{name}.png")
+    (locator or page).screenshot(path=path)
+
+
+def open_qkv(page, url: str, *, heatmaps: bool = True) -> None:
+    """Go to url, wait for the first script run to finish (and the weights heatmap to be drawn)."""
+    page.add_init_script(RUN_COUNTER)
+    track_messages(page)
+    page.goto(url)
+    wait_for_app(page)
+    page.locator("h1").first.wait_for(timeout=15_000)
+    if heatmaps and page.locator(EXCEPTION_BOX).count() == 0:
+        page.locator(f"{sel('qkv.fig.weights')} .heatmap-label text").first.wait_for(timeout=20_000)
+
+
+def act(page, action, until=None, timeout_s: float = 20.0) -> None:
+    """Do something that reruns the script; return once that run is over and the app is at rest.
+
+    "Over" is either signal: the run counter grew (the stApp state left "running"), or ``until()`` holds — an
+    effect only a finished run has (the frame rewrites the URL at the end of every run). A fast rerun can be
+    rendered without the state attribute ever showing "running", so callers pass ``until`` where they can."""
+    n = page.evaluate("window.__stRunsDone")
+    action()
+    deadline = time.monotonic() + timeout_s
+    while True:
+        idle = page.locator(APP_READY).count() == 1
+        if idle and (page.evaluate("window.__stRunsDone") > n or (until is not None and until())):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the app did not finish a run within {timeout_s:g}s of the action (url {page.url})")
+        page.wait_for_timeout(50)
+
+
+def poll(predicate, page, timeout_s: float) -> bool:
+    """True as soon as predicate() holds, False after timeout_s (checked every 50 ms)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            if predicate():
+                return True
+        except Exception:  # an element being redrawn: try again
+            pass
+        if time.monotonic() > deadline:
+            return False
+        page.wait_for_timeout(50)
+
+
+_WS_SENT: dict[int, list[int]] = {}
+
+
+def track_messages(page) -> None:
+    """Count the messages the page sends to the server (widget changes, rerun requests)."""
+    box = _WS_SENT.setdefault(id(page), [0])
+    box[0] = 0
+    page.on("websocket", lambda ws: ws.on("framesent", lambda _frame: box.__setitem__(0, box[0] + 1)))
+
+
+def ws_sent(page) -> int:
+    return _WS_SENT.get(id(page), [0])[0]
+
+
+def cells(page, key: str) -> list[str]:
+    """The numbers written in a heatmap's cells, row by row (plotly's text in the chart's SVG)."""
+    return page.locator(f"{sel(key)} .heatmap-label text").all_text_contents()
+
+
+def wait_cells(page, key: str, want=None, *, differ_from=None, timeout_s: float = 10.0) -> list[str]:
+    """Poll a heatmap's cell texts until they equal ``want`` (or differ from ``differ_from``); return them.
+    Returns the last texts seen on timeout, so the caller's assertion shows what was there."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        got = cells(page, key)
+        if got and (want is None or got == want) and (differ_from is None or got != differ_from):
+            return got
+        if time.monotonic() > deadline:
+            return got
+        page.wait_for_timeout(100)
+
+
+def all_cells(page) -> dict[str, list[str]]:
+    """Cell texts of every heatmap on the page, by chart key class."""
+    keys = page.evaluate("""() => [...document.querySelectorAll('[class*="st-key-qkv-fig-"]')]
+        .filter(e => e.querySelector('.heatmap-label'))
+        .map(e => [...e.classList].find(c => c.startsWith('st-key-')))""")
+    return {k: page.locator(f".{k} .heatmap-label text").all_text_contents() for k in keys}
+
+
+def ticks(page, key: str, axis: str) -> list[str]:
+    return page.locator(f"{sel(key)} .{axis}tick text").all_text_contents()
+
+
+def expected(M) -> list[str]:
+    return [fmt_num(v) for v in np.asarray(M, dtype=np.float64).ravel()]
+
+
+def weights_of(state: L.QKVState) -> list[str]:
+    return expected(L.compute(state).steps.weights)
+
+
+def press_slider(page, key: str, keyname: str, param: str | None = None) -> None:
+    """Focus a slider's thumb and press a key; ``param`` names the URL parameter the slider's value lands in."""
+    thumb = page.locator(f"{sel(key)} input[type=range]")
+    thumb.focus()
+    before = page.url
+
+    def moved():
+        if param is None:
+            return page.url != before
+        now, was = (query_of(u).get(param, [None])[-1] for u in (page.url, before))
+        return now == thumb.input_value() and now != was
+
+    act(page, lambda: page.keyboard.press(keyname), until=moved)
+
+
+def set_text(page, text: str) -> None:
+    """Type a sentence into the text box and press Enter."""
+    box = page.locator(f"{sel('qkv.text')} input")
+    box.fill(text)
+    act(page, lambda: box.press("Enter"), until=lambda: query_of(page.url).get("t", [None])[-1] == text)
+
+
+def share_link(page) -> str:
+    """The link in the sidebar share panel (an expander holding an st.code block)."""
+    panel = page.locator(SIDEBAR).locator("[data-testid='stExpander']").first
+    code = panel.locator("[data-testid='stCode'] code")
+    if not code.is_visible():
+        panel.locator("summary").click()
+    code.wait_for(state="visible", timeout=5_000)
+    return code.inner_text().strip()
+
+
+def query_of(url: str) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(url).query, keep_blank_values=True)
+
+
+def url_param(page, key: str, want: str, timeout_s: float = 5.0) -> str | None:
+    """The address bar's value of ``key``, polled until it equals ``want`` (the frame rewrites the URL at the
+    end of a run; the browser applies it a moment later). Returns the last value seen (None when absent)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        got = query_of(page.url).get(key, [None])[-1]
+        if got == want or time.monotonic() > deadline:
+            return got
+        page.wait_for_timeout(100)
+
+
+def with_params(url: str, **changes) -> str:
+    parts = urlsplit(url)
+    q = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+    q.update(changes)
+    return urlunsplit(parts._replace(query=urlencode(q)))
+
+
+def alerts(page) -> list[str]:
+    return page.locator(ALERT).all_inner_texts()
+
+
+def new_page(browser, errors: list):
+    ctx = browser.new_context(viewport=VIEWPORT)
+    pg = ctx.new_page()
+    pg.on("pageerror", lambda e: errors.append(e))
+    return ctx, pg
+
+
+# ---- grid (st.data_editor, a glide-data-grid canvas) ---------------------------------------------------------
+def grid(page, name: str):
+    # The editor's key is "qkv.grid.<name>:ed<version>": the version grows when the grid restarts.
+    return page.locator(f"[class*='st-key-qkv-grid-{name}-ed']")
+
+
+def grid_cell_text(page, name: str, i: int, j: int) -> str:
+    """What the grid shows at matrix cell (i, j), from glide's accessibility table (column 0 is the index)."""
+    return grid(page, name).locator(f"[data-testid='glide-cell-{j + 1}-{i}']").inner_text()
+
+
+def _select_grid_cell(page, name: str, i: int, j: int) -> bool:
+    """Select matrix cell (i, j) of a grid with the keyboard; False when the input did not take effect.
+
+    A click on the top-right data cell focuses the canvas; ArrowLeft many times lands on the index column, then
+    j+1 ArrowRight and i ArrowDown reach the cell, whatever the column widths are. The focus and the selection
+    are checked (glide's accessibility table marks the selected cell)."""
+    g = grid(page, name)
+    canvas = g.locator("canvas[data-testid='data-grid-canvas']")
+    target = g.locator(f"[data-testid='glide-cell-{j + 1}-{i}']")
+    page.keyboard.press("Escape")  # close a cell editor left open by a lost attempt
+    page.wait_for_selector(APP_READY)
+    ensure_grid_tab(page, name)
+    canvas.scroll_into_view_if_needed(timeout=10_000)
+    box = canvas.bounding_box()
+    page.mouse.click(box["x"] + box["width"] - 12, box["y"] + 35 + 17)  # header and data rows are 35 px
+    if not poll(lambda: g.evaluate("e => e.contains(document.activeElement)"), page, 1.0):
+        return False  # the click did not reach the grid: arrow keys would switch the tabs instead
+    for key, n in (("ArrowLeft", 20), ("ArrowRight", j + 1), ("ArrowUp", 20), ("ArrowDown", i)):
+        for _ in range(n):
+            page.keyboard.press(key)
+    return poll(lambda: target.get_attribute("aria-selected") == "true", page, 3.0)
+
+
+def _send_edit(page, press) -> bool:
+    """Press the key that commits an edit; False if nothing reached the server, else wait for the run."""
+    url, n_warn, sent = page.url, page.locator(WARNING).count(), ws_sent(page)
+    press()
+    if not poll(lambda: ws_sent(page) > sent, page, 3.0):
+        return False
+    act(page, lambda: None, until=lambda: page.url != url or page.locator(WARNING).count() > n_warn)
+    return True
+
+
+def edit_grid_cell(page, name: str, i: int, j: int, text: str, *, held: str | None = None, attempts: int = 4) -> None:
+    """Select matrix cell (i, j), type ``text``, press Enter; wait for the rerun.
+
+    Each step is checked (focus, selection, the text in the cell editor, a message sent to the server after
+    Enter). The grid is redrawn a moment after each run, and input that lands during the redraw is lost before
+    it reaches the server; only then is it tried again — an edit the server received is never retried, so an
+    edit the app drops still fails the test.
+
+    ``held``: what the cell editor must show before Enter (default ``text``; the number editor drops some
+    characters, e.g. the "e" of "1e308")."""
+    editor = page.locator("input.gdg-input, textarea.gdg-input").first
+    for _ in range(attempts):
+        if not _select_grid_cell(page, name, i, j):
+            continue
+        page.keyboard.type(text[0])  # typing on a selected cell opens its editor with that character
+        if not poll(lambda: editor.count() > 0 and editor.is_visible(), page, 3.0):
+            continue
+        page.keyboard.type(text[1:])
+        if not poll(lambda: editor.input_value() == (text if held is None else held), page, 2.0):
+            continue  # characters were lost while the editor opened: Escape cancels this edit
+        if _send_edit(page, lambda: page.keyboard.press("Enter")):
+            return
+    raise AssertionError(f"could not deliver an edit of {name}[{i},{j}] to the grid in {attempts} tries")
+
+
+def paste_into_grid_cell(page, name: str, i: int, j: int, text: str, attempts: int = 4) -> None:
+    """Select matrix cell (i, j), put ``text`` on the clipboard and press Ctrl+V (a paste skips the number
+    editor's character filter, so "1e308" arrives as typed); wait for the rerun."""
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    for _ in range(attempts):
+        if not _select_grid_cell(page, name, i, j):
+            continue
+        page.evaluate("t => navigator.clipboard.writeText(t)", text)
+        if _send_edit(page, lambda: page.keyboard.press("Control+V")):
+            return
+    raise AssertionError(f"could not paste into {name}[{i},{j}] in {attempts} tries")
+
+
+def _grid_expander(page):
+    return page.locator("[data-testid='stExpander']").filter(has_text=GRID_EXPANDER_JA)
+
+
+class TabJumped(UserWarning):
+    """The grid tabs left the one being edited by themselves (seen now and then after a refused value)."""
+
+
+def ensure_grid_tab(page, name: str) -> None:
+    """Select tab ``name`` again if the page switched away from it, as a person would; warn, so the run's
+    summary shows it happened (it is intermittent, so no test can fail on it reliably)."""
+    tabs = _grid_expander(page).get_by_role("tab")
+    if tabs.filter(has_text=name).first.get_attribute("aria-selected") == "true":
+        return
+    shown = tabs.filter(has=page.locator("xpath=self::*[@aria-selected='true']")).all_inner_texts()
+    warnings.warn(TabJumped(f"the grid tabs jumped from {name} to {shown} without a click"), stacklevel=2)
+    _grid_expander(page).get_by_role("tab", name=name, exact=True).click()
+    page.wait_for_selector(APP_READY)
+
+
+def open_grid_tab(page, name: str) -> None:
+    exp = _grid_expander(page)
+    exp.locator("summary").click()  # the grids are built only while the expander is open (one more run)
+    exp.get_by_role("tab", name=name, exact=True).click()
+    page.wait_for_selector(APP_READY)
+    grid(page, name).locator("[data-testid='glide-cell-1-0']").wait_for(state="attached", timeout=10_000)
+
+
+# ---- 1. first load -----------------------------------------------------------------------------------------------
+def test_loads_in_japanese_with_the_lesson_numbers(page, page_errors, app_server):
+    open_qkv(page, f"{app_server}/qkv")
+    assert page.get_by_role("heading", name=TITLE_JA).is_visible()
+    assert page.get_by_text(GRID_EXPANDER_JA).is_visible()
+    assert_no_exception(page)
+
+    # 犬's row: raw scores 9, 0, 1 → ÷√5 → softmax = 95.6%, 1.7%, 2.7%.
+    w = cells(page, "qkv.fig.weights")
+    assert w[:3] == ["0.96", "0.02", "0.03"], w
+    assert w == weights_of(L.default_state())
+    assert cells(page, "qkv.fig.scores")[:3] == ["9.00", "0.00", "1.00"]
+    assert ticks(page, "qkv.fig.weights", "y") == ["犬", "が", "歩く"]
+    assert ticks(page, "qkv.fig.weights", "x") == ["犬", "が", "歩く"]
+    shot(page, "01_load_ja")
+    # The query's table spells the percentages out (glide's accessibility table holds the cell texts).
+    frames = page.locator("[data-testid='stMain'] [data-testid='stDataFrame']")
+    frames.last.scroll_into_view_if_needed()
+    frames.last.locator("td").filter(has_text="95.6%").wait_for(state="attached", timeout=10_000)
+    table = frames.last.locator("td").all_inner_texts()
+    for pct in ("95.6%", "1.7%", "2.7%"):
+        assert pct in table, table
+    shot(page, "01_weights_ja", page.locator(sel("qkv.fig.weights")))
+
+    # The sidebar radio switches to English: same numbers, English title.
+    act(
+        page,
+        lambda: page.locator(SIDEBAR).get_by_text("English", exact=True).click(),
+        until=lambda: query_of(page.url).get("lang") == ["en"],
+    )
+    page.get_by_role("heading", name=TITLE_EN).wait_for(timeout=10_000)
+    assert wait_cells(page, "qkv.fig.weights", w) == w
+    assert url_param(page, "lang", "en") == "en"
+    assert_no_exception(page)
+    assert_no_page_errors(page_errors)
+
+
+# ---- 2. d_k slider -----------------------------------------------------------------------------------------------
+def test_dk_slider_with_the_keyboard_changes_the_weights(page, page_errors, app_server):
+    open_qkv(page, f"{app_server}/qkv")
+    before = cells(page, "qkv.fig.weights")
+    assert page.locator(f"{sel('qkv.dk')} input[type=range]").input_value() == "5"
+
+    press_slider(page, "qkv.dk", "ArrowRight", "dk")
+
+    assert page.locator(f"{sel('qkv.dk')} input[type=range]").input_value() == "6"
+    after = wait_cells(page, "qkv.fig.weights", differ_from=before)
+    assert after != before
+    assert after == weights_of(L.with_sizes(L.default_state(), d_k=6)), after
+    assert url_param(page, "dk", "6") == "6"
+    shot(page, "02_weights_dk6", page.locator(sel("qkv.fig.weights")))
+    assert_no_exception(page)
+    assert_no_page_errors(page_errors)
+
+
+# ---- 3. one-cell slider ----------------------------------------------------------------------------------------
+def test_cell_slider_changes_the_weights(page, page_errors, app_server):
+    open_qkv(page, f"{app_server}/qkv")
+    before = cells(page, "qkv.fig.weights")
+    thumb = page.locator(f"{sel('qkv.cell:v')} input[type=range]")
+    assert float(thumb.input_value()) == 1.0  # X, row 1 (犬), column 1
+
+    press_slider(page, "qkv.cell:v", "End")  # X[0, 0] → 5
+
+    assert float(thumb.input_value()) == 5.0
+    after = wait_cells(page, "qkv.fig.weights", differ_from=before)
+    assert after != before
+    assert after == weights_of(L.with_cell(L.default_state(), "X", 0, 0, 5.0)), after
+    assert cells(page, "qkv.fig.X")[0] == "5.00"
+    shot(page, "03_weights_cell", page.locator(sel("qkv.fig.weights")))
+    assert_no_exception(page)
+    assert_no_page_errors(page_errors)
+
+
+# ---- 4. share link round trip (K15) ------------------------------------------------------------------------------
+def test_share_link_round_trip_in_a_new_browser_context(page, page_errors, browser, app_server):
+    open_qkv(page, f"{app_server}/qkv")
+    set_text(page, "犬 が 犬")
+    press_slider(page, "qkv.dk", "ArrowRight", "dk")  # d_k 5 → 6
+    state = L.with_sizes(L.with_text(L.default_state(), "犬 が 犬"), d_k=6)
+    want = weights_of(state)
+    assert wait_cells(page, "qkv.fig.weights", want) == want
+    seen = all_cells(page)
+    assert len(seen) >= 8, sorted(seen)  # X, W_Q, W_K, W_V, Q, K, V, scores, scaled, weights, out
+
+    link = share_link(page)
+    shot(page, "04_share_panel", page.locator(SIDEBAR))
+    assert link.startswith(f"{app_server}/qkv?"), link
+    q = query_of(link)
+    assert q["t"] == ["犬 が 犬"] and q["dk"] == ["6"] and q["lang"] == ["ja"], q
+    assert q == query_of(page.url), "the address bar and the share panel disagree"
+
+    errors: list = []
+    for lang, title in (("ja", TITLE_JA), ("en", TITLE_EN)):
+        ctx, other = new_page(browser, errors)
+        try:
+            open_qkv(other, link if lang == "ja" else with_params(link, lang="en"))
+            assert other.get_by_role("heading", name=title).is_visible()
+            assert other.locator(f"{sel('qkv.text')} input").input_value() == "犬 が 犬"
+            assert other.locator(f"{sel('qkv.dk')} input[type=range]").input_value() == "6"
+            assert wait_cells(other, "qkv.fig.weights", want) == want
+            assert all_cells(other) == seen
+            # K09: the duplicate token keeps its own row and column.
+            assert ticks(other, "qkv.fig.weights", "y") == ["犬", "が", "犬"]
+            assert ticks(other, "qkv.fig.weights", "x") == ["犬", "が", "犬"]
+            assert other.locator(WARNING).count() == 0, alerts(other)
+            shot(other, f"04_reopened_{lang}")
+            assert_no_exception(other)
+        finally:
+            ctx.close()
+    assert_no_page_errors(errors)
+    assert_no_page_errors(page_errors)
+
+
+# ---- 5. grid edits stick (K14); a refused value ------------------------------------------------------------------
+def test_grid_edits_stick_and_a_huge_value_is_refused(page, page_errors, browser, app_server):
+    open_qkv(page, f"{app_server}/qkv")
+    open_grid_tab(page, "W_Q")
+    W = np.array(L.default_state().mats["W_Q"])
+    assert cells(page, "qkv.fig.W_Q") == expected(W)
+
+    for (i, j), v in (((0, 0), 2.0), ((1, 1), 3.0), ((0, 1), 0.5)):
+        edit_grid_cell(page, "W_Q", i, j, f"{v:g}")
+        W[i, j] = v
+        # Every edit so far is kept, not only the last one (feeding the editor its output back reverts every
+        # second edit).
+        assert wait_cells(page, "qkv.fig.W_Q", expected(W)) == expected(W), f"after setting W_Q[{i},{j}]={v:g}"
+    assert W[0, 0] == 2 and W[1, 1] == 3 and W[0, 1] == 0.5
+    link_w = query_of(page.url)["W_Q"][0]
+    assert np.array_equal(share.decode_matrix(link_w, W.shape), W), link_w
+    assert [grid_cell_text(page, "W_Q", i, j) for i, j in ((0, 0), (1, 1), (0, 1))] == ["2", "3", "0.5"]
+    shot(page, "05_grid_after_edits", grid(page, "W_Q"))
+    shot(page, "05_wq_after_edits", page.locator(sel("qkv.fig.W_Q")))
+    assert page.locator(WARNING).count() == 0, alerts(page)
+
+    # A value past the cell limit: a warning naming the cell, the old value kept everywhere.
+    # The grid's number editor drops the "e": what reaches the app is 1308, past the limit all the same.
+    edit_grid_cell(page, "W_Q", 2, 2, "1e308", held="1308")
+    warning = page.locator(WARNING).filter(has_text="W_Q の 3 行 3 列")
+    warning.first.wait_for(timeout=10_000)
+    assert "元の値のままにしました" in warning.first.inner_text()
+    assert wait_cells(page, "qkv.fig.W_Q", expected(W)) == expected(W)
+    assert query_of(page.url)["W_Q"][0] == link_w
+    ensure_grid_tab(page, "W_Q")
+    assert grid_cell_text(page, "W_Q", 2, 2) == f"{W[2, 2]:.4g}"  # the grid shows the old value again
+    shot(page, "05_refused")
+    assert_no_exception(page)
+
+    # The edited matrix travels in the link (K15).
+    errors: list = []
+    ctx, other = new_page(browser, errors)
+    try:
+        open_qkv(other, page.url)
+        assert wait_cells(other, "qkv.fig.W_Q", expected(W)) == expected(W)
+        assert cells(other, "qkv.fig.weights") == cells(page, "qkv.fig.weights")
+        assert_no_exception(other)
+    finally:
+        ctx.close()
+    assert_no_page_errors(errors)
+    assert_no_page_errors(page_errors)
+
+
+class KnownBug(AssertionError):
+    """Raised only by the check a strict xfail is about (``raises=KnownBug``): any other failure of such a test
+    is reported as a plain failure, not absorbed by the xfail."""
+
+
+def known_bug(ok: bool, message: str) -> None:
+    if not ok:
+        raise KnownBug(message)
+
+
+def _in_view(page, locator) -> bool:
+    """Whether any element of ``locator`` is at least partly inside the viewport (what a person can see now)."""
+    return any(
+        box is not None and box["y"] + box["height"] > 0 and box["y"] < VIEWPORT["height"]
+        for box in (el.bounding_box() for el in locator.all())
+    )
+
+
+BUG_NOTICE_OFF_SCREEN = (
+    "BUG (UX): a refused grid value is announced only at the top of the page, about 1,100 px above the grid "
+    "being edited; nothing on screen says why the cell went back"
+)
+BUG_PASTE_NONE = (
+    "BUG: pasting 1e308 into a grid cell is refused (good) but the notice reads 「None」は数ではありません — the "
+    "value reaches the app as None and the message quotes Python's None instead of what was typed (the same "
+    "text shows for an emptied cell)"
+)
+
+
+@pytest.mark.xfail(strict=True, raises=KnownBug, reason=BUG_NOTICE_OFF_SCREEN)
+def test_refusal_notice_is_on_screen_where_the_grid_is_edited(page, page_errors, app_server):
+    open_qkv(page, f"{app_server}/qkv")
+    open_grid_tab(page, "W_Q")
+    edit_grid_cell(page, "W_Q", 2, 2, "1e308", held="1308")
+    notice = page.locator(f"{WARNING}, [data-testid='stToast']").filter(has_text="W_Q の 3 行 3 列")
+    notice.first.wait_for(state="attached", timeout=10_000)
+    # The person is looking at the grid they just typed into (the helper's keyboard moves may scroll the page,
+    # a person's double-click does not): is the notice on screen together with it?
+    ensure_grid_tab(page, "W_Q")
+    grid(page, "W_Q").scroll_into_view_if_needed()
+    assert _in_view(page, grid(page, "W_Q"))
+    shot(page, "05b_refusal_in_view")
+    assert_no_exception(page)
+    assert_no_page_errors(page_errors)
+    known_bug(_in_view(page, notice), "the notice naming the refused cell is not on screen")
+
+
+@pytest.mark.xfail(strict=True, raises=KnownBug, reason=BUG_PASTE_NONE)
+def test_pasted_1e308_is_refused_with_a_message_that_names_it(page, page_errors, app_server):
+    open_qkv(page, f"{app_server}/qkv")
+    open_grid_tab(page, "W_Q")
+    W = np.array(L.default_state().mats["W_Q"])
+    paste_into_grid_cell(page, "W_Q", 2, 2, "1e308")
+    notice = page.locator(WARNING).filter(has_text="W_Q の 3 行 3 列")
+    notice.first.wait_for(timeout=10_000)
+    assert wait_cells(page, "qkv.fig.W_Q", expected(W)) == expected(W)  # the old value is kept
+    assert "W_Q" not in query_of(page.url)
+    assert_no_exception(page)
+    assert_no_page_errors(page_errors)
+    text = notice.first.inner_text()
+    known_bug("None" not in text and "1e" in text, f"the notice does not name the pasted value: {text!r}")
+
+
+# ---- 6. hostile links ----------------------------------------------------------------------------------------------
+def test_hostile_link_gives_warnings_and_the_default_lesson(page, page_errors, app_server):
+    open_qkv(page, f"{app_server}/qkv?dk=999&X=3x4:nan&zz=1")
+    shot(page, "06_hostile")
+    assert_no_exception(page)
+    texts = alerts(page)
+    assert any("「dk」" in a and "999" in a for a in texts), texts
+    assert any("「X」" in a and "3x4:nan" in a for a in texts), texts
+    assert any("zz" in a for a in texts), texts
+    assert page.get_by_role("heading", name=TITLE_JA).is_visible()
+    assert wait_cells(page, "qkv.fig.weights", weights_of(L.default_state()))[:3] == ["0.96", "0.02", "0.03"]
+    assert page.locator(f"{sel('qkv.dk')} input[type=range]").input_value() == "5"
+    assert url_param(page, "dk", "5") == "5" and "X" not in query_of(page.url)
+    assert_no_page_errors(page_errors)
+
+
+def test_link_with_nan_and_inf_of_the_right_shape_is_refused(page, page_errors, app_server):
+    # K03 through a link: well-formed matrices holding nan / inf never reach softmax.
+    x = "3x4:" + ",".join(["nan"] + ["0"] * 11)
+    w_q = "4x5:" + ",".join(["1"] * 19 + ["inf"])
+    open_qkv(page, f"{app_server}/qkv?" + urlencode({"v": "1", "p": "dog", "X": x, "W_Q": w_q}))
+    assert_no_exception(page)
+    texts = alerts(page)
+    assert any("「X」" in a for a in texts), texts
+    assert any("「W_Q」" in a for a in texts), texts
+    assert cells(page, "qkv.fig.weights") == weights_of(L.default_state())
+    assert not any(c in ("NaN", "∞", "−∞") for c in sum(all_cells(page).values(), [])), all_cells(page)
+    assert_no_page_errors(page_errors)
+
+
+def test_link_with_unknown_key_and_far_query_is_survived(page, page_errors, app_server):
+    open_qkv(page, f"{app_server}/qkv?zz=1&q=99")
+    assert_no_exception(page)
+    texts = alerts(page)
+    assert any("zz" in a for a in texts), texts
+    assert any("100" in a and "3" in a for a in texts), texts  # query 100 → clamped to the 3rd token
+    assert cells(page, "qkv.fig.weights") == weights_of(L.default_state())
+    assert url_param(page, "q", "2") == "2"
+    assert_no_page_errors(page_errors)
+
+
+# ---- 7. a token holding HTML ---------------------------------------------------------------------------------------
+def test_token_with_html_is_shown_literally(page, page_errors, app_server):
+    open_qkv(page, f"{app_server}/qkv")
+    before = cells(page, "qkv.fig.weights")
+    set_text(page, "<b>x</b> が")
+    wait_cells(page, "qkv.fig.weights", differ_from=before)
+    assert_no_exception(page)
+    for key in ("qkv.fig.weights", "qkv.fig.scores", "qkv.fig.X"):
+        assert ticks(page, key, "y") == ["<b>x</b>", "が"], key
+    assert ticks(page, "qkv.fig.weights", "x") == ["<b>x</b>", "が"]
+    assert len(cells(page, "qkv.fig.weights")) == 4
+    # Nothing was interpreted: no tick label holds a (bold) tspan, the bar chart's title quotes the token
+    # literally, and no <b> element in the page body holds "x".
+    assert page.locator(".stPlotlyChart :is(.xtick, .ytick) tspan").count() == 0
+    page.locator(sel("qkv.fig.qbars")).scroll_into_view_if_needed()
+    assert "「<b>x</b>」" in page.locator(f"{sel('qkv.fig.qbars')} .gtitle").text_content()
+    assert page.locator("[data-testid='stMain'] b").filter(has_text="x").count() == 0
+    shot(page, "07_html_token", page.locator(sel("qkv.fig.weights")))
+    assert_no_page_errors(page_errors)
+
+
+# ---- 8. an empty sentence -------------------------------------------------------------------------------------------
+def test_empty_text_shows_the_info_and_no_heatmaps(page, page_errors, browser, app_server):
+    from ui.i18n import table
+
+    open_qkv(page, f"{app_server}/qkv")
+    set_text(page, "")
+    info = page.locator(ALERT).filter(has_text=table("ja")["qkv.no_tokens"])
+    info.wait_for(timeout=10_000)
+    assert page.locator(".stPlotlyChart").count() == 0
+    assert page.locator(f"{sel('qkv.text')} input").input_value() == ""
+    assert url_param(page, "t", "") == ""
+    shot(page, "08_empty")
+    assert_no_exception(page)
+
+    # K15: the empty token list survives a shared link too.
+    errors: list = []
+    ctx, other = new_page(browser, errors)
+    try:
+        open_qkv(other, page.url, heatmaps=False)
+        other.locator(ALERT).filter(has_text=table("ja")["qkv.no_tokens"]).wait_for(timeout=10_000)
+        assert other.locator(".stPlotlyChart").count() == 0
+        assert other.locator(f"{sel('qkv.text')} input").input_value() == ""
+        assert_no_exception(other)
+    finally:
+        ctx.close()
+    assert_no_page_errors(errors)
+    assert_no_page_errors(page_errors)
