@@ -330,6 +330,19 @@ def open_grid_tab(page, name: str) -> None:
     exp.get_by_role("tab", name=name, exact=True).click()
     page.wait_for_selector(APP_READY)
     grid(page, name).locator("[data-testid='glide-cell-1-0']").wait_for(state="attached", timeout=10_000)
+    _wait_until_still(grid(page, name))
+
+
+def _wait_until_still(locator, tries: int = 40) -> None:
+    """Opening the expander reruns the page and mounts the grid fresh; wait until its position stops moving so
+    clicks at canvas coordinates land on the intended cell."""
+    last = None
+    for _ in range(tries):
+        box = locator.bounding_box()
+        if box is not None and box == last:
+            return
+        last = box
+        locator.page.wait_for_timeout(150)
 
 
 # ---- 1. first load -----------------------------------------------------------------------------------------------
