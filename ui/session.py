@@ -48,9 +48,10 @@ def publish(params: dict[str, str]) -> None:
 
 
 def sync(widget_key: str, value) -> None:
-    """Set a widget's session value from the lesson state before the widget is drawn (never pass value= too)."""
-    if st.session_state.get(widget_key) != value:
-        st.session_state[widget_key] = value
+    """Set a widget's session value from the lesson state before the widget is drawn (never pass value= too).
+    Set on every run, even when equal: a widget whose labels change (a language switch) is a new widget to
+    Streamlit and would otherwise show no selection."""
+    st.session_state[widget_key] = value
 
 
 def update(page: str, fn: Callable, *args, **kwargs) -> None:
