@@ -156,7 +156,3 @@ def pipeline_strip(active: str | None = None) -> None:
         '<div class="al-flow">' + '<span class="al-arrow">→</span>'.join(boxes) + "</div>",
         unsafe_allow_html=True,
     )
-
-
-def finite_or_dash(a) -> np.ndarray:
-    return np.where(np.isfinite(a), a, np.nan)

@@ -55,5 +55,5 @@ def sync(widget_key: str, value) -> None:
 
 
 def update(page: str, fn: Callable, *args, **kwargs) -> None:
-    """Callback helper: state = fn(state, *args, **kwargs); a refused value (ValueError) becomes a notice."""
+    """Callback helper: state = fn(state, *args, **kwargs). Errors propagate; callers that can be refused catch them."""
     st.session_state[_skey(page)] = fn(st.session_state[_skey(page)], *args, **kwargs)
