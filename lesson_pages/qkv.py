@@ -8,7 +8,8 @@ import streamlit as st
 from attention_core import lessons as L
 from attention_core import share
 from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
-from ui import draw, figures as F, session, widgets
+from ui import draw, session, widgets
+from ui import figures as F
 from ui.i18n import t
 
 PAGE = "qkv"

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import tomllib
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 LANGS = ("ja", "en")
@@ -21,7 +21,7 @@ def _flatten(d: dict, prefix: str = "") -> dict[str, str]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def table(lang: str) -> dict[str, str]:
     """All strings of one language as a flat {dotted.key: text} dict, from assets/i18n/<lang>.toml and any
     assets/i18n/<lang>.<part>.toml (one file per lesson keeps tables small). Raises FileNotFoundError for a

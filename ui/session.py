@@ -6,7 +6,7 @@ writes the new value back into the lesson state. So values survive page switches
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import streamlit as st
 

@@ -1,7 +1,7 @@
 """Widgets shared by the lesson pages: matrix grid editor, one-cell slider, share panel, notices."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
