@@ -7,6 +7,7 @@ embedding row wherever it stands in the sentence.
 """
 from __future__ import annotations
 
+import unicodedata
 import zlib
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -20,7 +21,7 @@ from .tokens import MAX_TOKENS, tokenize
 __all__ = [
     "CellError", "DIM_MIN", "DIM_MAX", "SEED_MAX", "CELL_LIMIT", "PRESETS", "Preset", "QKVState", "QKVResult", "ROW_MATRICES",
     "matrix_shape", "active_matrices", "default_state", "baseline_matrix", "with_preset", "with_text",
-    "with_sizes", "with_seed", "with_mode", "with_query", "with_matrix", "with_cell", "check_cell", "compute",
+    "with_sizes", "with_seed", "with_mode", "with_query", "with_matrix", "with_cell", "check_cell", "parse_cell_text", "compute",
 ]
 
 DIM_MIN, DIM_MAX = 1, 16
@@ -307,6 +308,33 @@ def check_cell(value) -> float:
     if abs(v) > CELL_LIMIT:
         raise CellError("too_big", value=f"{v:g}", limit=f"{CELL_LIMIT:g}")
     return v + 0.0
+
+
+_MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u30fc": "-"})
+
+
+def parse_cell_text(text) -> float:
+    """A number a person typed or pasted into a grid cell, as float.
+
+    Full-width characters are read as their ASCII forms (NFKC: 「１．５」 → 1.5) and the minus look-alikes a
+    Japanese keyboard produces (− ‒ – — ー) as "-"; surrounding spaces are ignored. Everything else goes through
+    :func:`check_cell`.
+
+    Raises:
+        CellError with code "empty" (None, or only spaces: an emptied cell), or any code of :func:`check_cell`
+        (whose ``value`` argument quotes the text as typed, at most 40 characters).
+    """
+    if text is None or (isinstance(text, str) and not text.strip()):
+        raise CellError("empty")
+    if not isinstance(text, str):
+        return check_cell(text)
+    plain = unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS).strip()
+    try:
+        return check_cell(plain)
+    except CellError as e:
+        if "value" in e.args_ and e.code != "too_big":
+            e.args_["value"] = text.strip()[:40]
+        raise
 
 
 def with_matrix(state: QKVState, name: str, M) -> QKVState:

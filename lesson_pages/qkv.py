@@ -13,6 +13,7 @@ from ui import figures as F
 from ui.i18n import t
 
 PAGE = "qkv"
+GRID = "qkv.grid"
 K = {name: f"qkv.{name}" for name in ("preset", "text", "mode", "dm", "dk", "dv", "seed", "query")}
 
 
@@ -31,6 +32,10 @@ def _on_text():
 
 def _notify(code, args):
     session.push_notices(PAGE, [(code, args)])
+
+
+def _notify_grid(code, args):  # shown next to the grids, where the person is typing
+    session.push_notices(GRID, [(code, args)])
 
 
 def _commit_matrix(name):
@@ -100,13 +105,16 @@ def inputs_section(state: L.QKVState) -> None:
             role = n if n in ("X", "Q", "K", "V") else "W"
             draw.show_heatmap(n, state.mats[n], *labels[n], role=role, key=f"qkv.fig.{n}")
     grids = st.expander(t("qkv.edit_grids"), icon=":material/edit:", key="qkv.grids", on_change="rerun")
-    if grids.open:  # built only while open: the four grids cost a rerun more than all the heatmaps together
+    if grids.open:  # built only while open, and only the chosen tab's grid: a grid costs more than all heatmaps
         with grids:
             st.caption(t("qkv.edit_help"))
-            for n, tab in zip(names, st.tabs(list(names))):
-                with tab:
-                    widgets.matrix_editor(f"qkv.grid.{n}", state.mats[n], *labels[n], name=n,
-                                          commit=_commit_matrix(n), notify=_notify)
+            widgets.show_notices(session.pop_notices(GRID), toast=True)
+            tabs = st.tabs(list(names), key=f"qkv.grid_tab.{state.mode}", on_change="rerun")
+            for n, tab in zip(names, tabs):
+                if tab.open:
+                    with tab:
+                        widgets.matrix_editor(f"qkv.grid.{n}", state.mats[n], *labels[n], name=n,
+                                              commit=_commit_matrix(n), notify=_notify_grid)
 
 
 def qkv_section(state: L.QKVState, res: L.QKVResult) -> None:

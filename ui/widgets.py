@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attention_core.lessons import CellError, check_cell
+from attention_core.lessons import CellError, parse_cell_text
 
 from .draw import md_escape
 from .i18n import t
@@ -23,7 +23,7 @@ def _apply_edits(base: np.ndarray, edits: dict, cols: list[str]) -> tuple[np.nda
             if j < 0 or not 0 <= i_ < out.shape[0]:
                 continue
             try:
-                out[i_, j] = check_cell(value)
+                out[i_, j] = parse_cell_text(value)
             except CellError as e:
                 refused.append((i_, j, e))
     return out, refused
@@ -53,6 +53,10 @@ def matrix_editor(key: str, M: np.ndarray, row_labels: list[str], col_labels: li
     """An editable grid for matrix M. Edits are validated cell by cell (finite, within the cell limit) and passed
     to ``commit``; refused cells keep their old value and ``notify("cell_refused", args)`` is called.
 
+    Cells are text columns, read by :func:`attention_core.lessons.parse_cell_text`: what was typed or pasted
+    reaches the app as typed (a number column drops the "e" of "1e308" while typing and turns a pasted value it
+    cannot hold into an empty cell), so a refusal can quote it, and full-width digits work.
+
     The grid is given a fixed base matrix and its edits accumulate on top (never its own output fed back, which
     would revert every second edit, K14); when M changes from elsewhere (a slider, a new size) the grid restarts.
     """
@@ -69,12 +73,18 @@ def matrix_editor(key: str, M: np.ndarray, row_labels: list[str], col_labels: li
         ver = st.session_state[f"{key}:ver"]
         edkey = f"{key}:ed{ver}"
         base = st.session_state[f"{key}:base"]
-    df = pd.DataFrame(base, index=[str(r) for r in row_labels], columns=cols)
+    df = pd.DataFrame([[cell_text(v) for v in row] for row in base], index=[str(r) for r in row_labels],
+                      columns=cols)
     st.data_editor(
         df, key=edkey, on_change=_on_edit, args=(key, edkey, cols, commit, name, notify), num_rows="fixed",
-        column_config={c: st.column_config.NumberColumn(c, format="%.4g", step=0.1) for c in cols},
+        column_config={c: st.column_config.TextColumn(c, alignment="right") for c in cols},
         width="content",
     )
+
+
+def cell_text(v: float) -> str:
+    """How a grid shows a matrix value: up to 6 significant digits, no trailing zeros (0.5, 3, -1.25, 1e-07)."""
+    return f"{v:.6g}"
 
 
 # ---- one cell, one slider ----------------------------------------------------------------------------------------
@@ -105,8 +115,9 @@ def cell_slider(key: str, mats: dict[str, np.ndarray], labels: dict[str, tuple[l
 
 
 # ---- notices and share link --------------------------------------------------------------------------------------
-def show_notices(notes) -> None:
-    """Each notice in words: (code, args) pairs or share.Notice values."""
+def show_notices(notes, *, toast: bool = False) -> None:
+    """Each notice in words: (code, args) pairs or share.Notice values. ``toast``: also pop each one up in the
+    corner of the screen (for notices about something the person may have scrolled away from)."""
     for n in notes:
         code, args = (n.code, n.args) if hasattr(n, "code") else n
         args = dict(args)
@@ -115,6 +126,8 @@ def show_notices(notes) -> None:
             args["reason"] = t(f"reason.{args['reason']}", **extra)
         args = {k: md_escape(v) if isinstance(v, str) else v for k, v in args.items()}  # link text is user text
         st.warning(t(f"notice.{code}", **args), icon=":material/warning:")
+        if toast:
+            st.toast(t(f"notice.{code}", **args), icon=":material/warning:", duration="long")
 
 
 def share_panel(url: str | None, query: str) -> None:

@@ -11,8 +11,6 @@ the plotly DOM is polled until the drawn cell texts match. Grid edits check ever
 selection, the editor's text, a message sent to the server) and only input that never reached the server is
 tried again.
 
-Known app bugs are strict xfails raising KnownBug, so any other failure of those tests still fails.
-
 Screenshots of key moments go to $ATTN_LAB_SHOTS (default /tmp/e2e_shots).
 """
 
@@ -20,7 +18,6 @@ from __future__ import annotations
 
 import os
 import time
-import warnings
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
@@ -266,16 +263,13 @@ def _send_edit(page, press) -> bool:
     return True
 
 
-def edit_grid_cell(page, name: str, i: int, j: int, text: str, *, held: str | None = None, attempts: int = 4) -> None:
+def edit_grid_cell(page, name: str, i: int, j: int, text: str, *, attempts: int = 4) -> None:
     """Select matrix cell (i, j), type ``text``, press Enter; wait for the rerun.
 
     Each step is checked (focus, selection, the text in the cell editor, a message sent to the server after
     Enter). The grid is redrawn a moment after each run, and input that lands during the redraw is lost before
     it reaches the server; only then is it tried again — an edit the server received is never retried, so an
-    edit the app drops still fails the test.
-
-    ``held``: what the cell editor must show before Enter (default ``text``; the number editor drops some
-    characters, e.g. the "e" of "1e308")."""
+    edit the app drops still fails the test."""
     editor = page.locator("input.gdg-input, textarea.gdg-input").first
     for _ in range(attempts):
         if not _select_grid_cell(page, name, i, j):
@@ -284,7 +278,7 @@ def edit_grid_cell(page, name: str, i: int, j: int, text: str, *, held: str | No
         if not poll(lambda: editor.count() > 0 and editor.is_visible(), page, 3.0):
             continue
         page.keyboard.type(text[1:])
-        if not poll(lambda: editor.input_value() == (text if held is None else held), page, 2.0):
+        if not poll(lambda: editor.input_value() == text, page, 2.0):
             continue  # characters were lost while the editor opened: Escape cancels this edit
         if _send_edit(page, lambda: page.keyboard.press("Enter")):
             return
@@ -308,20 +302,12 @@ def _grid_expander(page):
     return page.locator("[data-testid='stExpander']").filter(has_text=GRID_EXPANDER_JA)
 
 
-class TabJumped(UserWarning):
-    """The grid tabs left the one being edited by themselves (seen now and then after a refused value)."""
-
-
 def ensure_grid_tab(page, name: str) -> None:
-    """Select tab ``name`` again if the page switched away from it, as a person would; warn, so the run's
-    summary shows it happened (it is intermittent, so no test can fail on it reliably)."""
+    """The grid tab being edited is still the selected one (the tabs once jumped back to the first tab by
+    themselves after a refused value; they are keyed now and must stay put)."""
     tabs = _grid_expander(page).get_by_role("tab")
-    if tabs.filter(has_text=name).first.get_attribute("aria-selected") == "true":
-        return
     shown = tabs.filter(has=page.locator("xpath=self::*[@aria-selected='true']")).all_inner_texts()
-    warnings.warn(TabJumped(f"the grid tabs jumped from {name} to {shown} without a click"), stacklevel=2)
-    _grid_expander(page).get_by_role("tab", name=name, exact=True).click()
-    page.wait_for_selector(APP_READY)
+    assert shown == [name], f"the grid tabs jumped from {name} to {shown} without a click"
 
 
 def open_grid_tab(page, name: str) -> None:
@@ -480,16 +466,16 @@ def test_grid_edits_stick_and_a_huge_value_is_refused(page, page_errors, browser
     shot(page, "05_wq_after_edits", page.locator(sel("qkv.fig.W_Q")))
     assert page.locator(WARNING).count() == 0, alerts(page)
 
-    # A value past the cell limit: a warning naming the cell, the old value kept everywhere.
-    # The grid's number editor drops the "e": what reaches the app is 1308, past the limit all the same.
-    edit_grid_cell(page, "W_Q", 2, 2, "1e308", held="1308")
+    # A value past the cell limit: a warning naming the cell and the value as typed, the old value kept everywhere.
+    edit_grid_cell(page, "W_Q", 2, 2, "1e308")
     warning = page.locator(WARNING).filter(has_text="W_Q の 3 行 3 列")
     warning.first.wait_for(timeout=10_000)
+    assert "1e+308 は大きすぎます" in warning.first.inner_text()
     assert "元の値のままにしました" in warning.first.inner_text()
     assert wait_cells(page, "qkv.fig.W_Q", expected(W)) == expected(W)
     assert query_of(page.url)["W_Q"][0] == link_w
     ensure_grid_tab(page, "W_Q")
-    assert grid_cell_text(page, "W_Q", 2, 2) == f"{W[2, 2]:.4g}"  # the grid shows the old value again
+    assert grid_cell_text(page, "W_Q", 2, 2) == f"{W[2, 2]:g}"  # the grid shows the old value again
     shot(page, "05_refused")
     assert_no_exception(page)
 
@@ -507,16 +493,6 @@ def test_grid_edits_stick_and_a_huge_value_is_refused(page, page_errors, browser
     assert_no_page_errors(page_errors)
 
 
-class KnownBug(AssertionError):
-    """Raised only by the check a strict xfail is about (``raises=KnownBug``): any other failure of such a test
-    is reported as a plain failure, not absorbed by the xfail."""
-
-
-def known_bug(ok: bool, message: str) -> None:
-    if not ok:
-        raise KnownBug(message)
-
-
 def _in_view(page, locator) -> bool:
     """Whether any element of ``locator`` is at least partly inside the viewport (what a person can see now)."""
     return any(
@@ -525,22 +501,10 @@ def _in_view(page, locator) -> bool:
     )
 
 
-BUG_NOTICE_OFF_SCREEN = (
-    "BUG (UX): a refused grid value is announced only at the top of the page, about 1,100 px above the grid "
-    "being edited; nothing on screen says why the cell went back"
-)
-BUG_PASTE_NONE = (
-    "BUG: pasting 1e308 into a grid cell is refused (good) but the notice reads 「None」は数ではありません — the "
-    "value reaches the app as None and the message quotes Python's None instead of what was typed (the same "
-    "text shows for an emptied cell)"
-)
-
-
-@pytest.mark.xfail(strict=True, raises=KnownBug, reason=BUG_NOTICE_OFF_SCREEN)
 def test_refusal_notice_is_on_screen_where_the_grid_is_edited(page, page_errors, app_server):
     open_qkv(page, f"{app_server}/qkv")
     open_grid_tab(page, "W_Q")
-    edit_grid_cell(page, "W_Q", 2, 2, "1e308", held="1308")
+    edit_grid_cell(page, "W_Q", 2, 2, "1e308")
     notice = page.locator(f"{WARNING}, [data-testid='stToast']").filter(has_text="W_Q の 3 行 3 列")
     notice.first.wait_for(state="attached", timeout=10_000)
     # The person is looking at the grid they just typed into (the helper's keyboard moves may scroll the page,
@@ -551,10 +515,9 @@ def test_refusal_notice_is_on_screen_where_the_grid_is_edited(page, page_errors,
     shot(page, "05b_refusal_in_view")
     assert_no_exception(page)
     assert_no_page_errors(page_errors)
-    known_bug(_in_view(page, notice), "the notice naming the refused cell is not on screen")
+    assert _in_view(page, notice), "the notice naming the refused cell is not on screen"
 
 
-@pytest.mark.xfail(strict=True, raises=KnownBug, reason=BUG_PASTE_NONE)
 def test_pasted_1e308_is_refused_with_a_message_that_names_it(page, page_errors, app_server):
     open_qkv(page, f"{app_server}/qkv")
     open_grid_tab(page, "W_Q")
@@ -567,7 +530,7 @@ def test_pasted_1e308_is_refused_with_a_message_that_names_it(page, page_errors,
     assert_no_exception(page)
     assert_no_page_errors(page_errors)
     text = notice.first.inner_text()
-    known_bug("None" not in text and "1e" in text, f"the notice does not name the pasted value: {text!r}")
+    assert "None" not in text and "1e+308" in text, f"the notice does not name the pasted value: {text!r}"
 
 
 # ---- 6. hostile links ----------------------------------------------------------------------------------------------

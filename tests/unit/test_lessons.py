@@ -533,3 +533,25 @@ def test_any_sequence_of_changes_keeps_state_consistent(preset, steps):
         np.testing.assert_allclose(res.steps.weights.sum(axis=1), 1.0, atol=1e-9)
         assert res.steps.weights.shape == (s.n, s.n)
         assert res.steps.output.shape == (s.n, s.d_v)
+
+
+# ------------------------------------------------------------------------------------------- parse_cell_text
+@pytest.mark.parametrize("text, want", [
+    ("1.5", 1.5), (" -2 ", -2.0), ("１．５", 1.5), ("−２", -2.0), ("ー0.25", -0.25), ("3e-2", 0.03),
+    ("１ｅ２", 100.0), (7, 7.0), (0.5, 0.5),
+])
+def test_parse_cell_text_reads_what_a_person_types(text, want):
+    assert L.parse_cell_text(text) == want
+
+
+@pytest.mark.parametrize("text, code, quoted", [
+    (None, "empty", None), ("", "empty", None), ("   ", "empty", None), ("\u3000", "empty", None),
+    ("abc", "not_number", "abc"), ("1,5", "not_number", "1,5"), ("ｎａｎ", "not_finite", "ｎａｎ"),
+    ("1e400", "not_finite", "1e400"), ("1e308", "too_big", "1e+308"), ("-1000.01", "too_big", "-1000.01"),
+    ("x" * 60, "not_number", "x" * 40),
+])
+def test_parse_cell_text_refusals_quote_what_was_typed(text, code, quoted):
+    with pytest.raises(L.CellError) as ei:
+        L.parse_cell_text(text)
+    assert ei.value.code == code
+    assert ei.value.args_.get("value") == quoted

@@ -1,0 +1,39 @@
+"""The grid editor's edit handling (ui.widgets): typed text → matrix, refusals named by cell, display text."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ui.widgets import _apply_edits, cell_text
+
+COLS = ["1", "2", "3"]
+BASE = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+
+
+def test_typed_text_lands_in_its_cell_and_the_rest_is_untouched():
+    out, refused = _apply_edits(BASE, {0: {"2": "0.5"}, "1": {"1": "－７", "3": "１．２５"}}, COLS)
+    want = BASE.copy()
+    want[0, 1], want[1, 0], want[1, 2] = 0.5, -7.0, 1.25
+    np.testing.assert_array_equal(out, want)
+    assert refused == []
+    np.testing.assert_array_equal(BASE, [[1, 2, 3], [4, 5, 6]])  # the base itself is never changed
+
+
+@pytest.mark.parametrize("value, code", [(None, "empty"), ("", "empty"), ("1e308", "too_big"), ("nan", "not_finite"),
+                                         ("abc", "not_number")])
+def test_a_refused_cell_keeps_its_old_value_and_is_named(value, code):
+    out, refused = _apply_edits(BASE, {1: {"3": value}, 0: {"1": "9"}}, COLS)
+    assert out[1, 2] == 6.0 and out[0, 0] == 9.0  # the good edit in the same batch still lands
+    assert [(i, j, e.code) for i, j, e in refused] == [(1, 2, code)]
+
+
+def test_edits_outside_the_matrix_are_ignored():
+    out, refused = _apply_edits(BASE, {5: {"1": "1"}, 0: {"9": "1"}, -1: {"1": "1"}}, COLS)
+    np.testing.assert_array_equal(out, BASE)
+    assert refused == []
+
+
+@pytest.mark.parametrize("v, text", [(0.5, "0.5"), (3.0, "3"), (-1.25, "-1.25"), (1e-7, "1e-07"), (1000.0, "1000"),
+                                     (0.123456789, "0.123457"), (0.0, "0")])
+def test_cell_text(v, text):
+    assert cell_text(v) == text
