@@ -89,8 +89,8 @@ def book_cards(state: SL.ScalingState) -> None:
                           help=t("scaling.book.title_help"),
                           on_change=lambda i=i, tk=tk: _set(SL.with_title, i, st.session_state[tk],
                                                             t(f"scaling.book.default_{i + 1}")))
-            st.slider(t("scaling.book.score"), min_value=SL.SCORE_MIN, max_value=SL.SCORE_MAX, step=SL.SCORE_STEP,
-                      key=sk, help=t("scaling.book.score_help"),
+            st.slider(t("scaling.book.score", i=i + 1), min_value=SL.SCORE_MIN, max_value=SL.SCORE_MAX,
+                      step=SL.SCORE_STEP, key=sk, help=t("scaling.book.score_help"),
                       on_change=lambda i=i, sk=sk: _set(SL.with_score, i, st.session_state[sk]))
             st.caption(t("scaling.book.value"))
             for j, c in enumerate(st.columns(SL.D_VALUE)):
