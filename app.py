@@ -1,15 +1,13 @@
 """Attention Lab — router and shared frame (language, share link) around every lesson page."""
 from __future__ import annotations
 
-from pathlib import Path
 from urllib.parse import urlencode
 
 import streamlit as st
 
 from ui import session, widgets
 from ui.i18n import DEFAULT_LANG, LANGS, t
-
-ICON = Path(__file__).parent / "assets" / "favicon.png"
+from ui.icon import FAVICON
 
 
 def _language() -> None:
@@ -23,8 +21,7 @@ def _language() -> None:
 
 
 def main() -> None:
-    # A local icon: a material icon as page_icon is fetched from fonts.gstatic.com (fails offline, in class rooms)
-    st.set_page_config(page_title="Attention Lab", page_icon=str(ICON), layout="wide")
+    st.set_page_config(page_title="Attention Lab", page_icon=FAVICON, layout="wide")
     _language()
     pages = [
         st.Page("lesson_pages/home.py", title=t("nav.home"), icon=":material/home:", url_path="home", default=True),

@@ -23,4 +23,6 @@ def test_no_page_fetches_anything_from_outside_the_app(page, page_errors, app_se
         page.wait_for_timeout(500)  # the favicon and lazy assets are requested after the first paint
         assert_no_exception(page)
     assert not [u for u in outside if not u.startswith(("data:", "blob:"))], outside
+    icon = page.locator("link[rel~='icon']").first.get_attribute("href") or ""
+    assert icon.startswith("data:image/svg+xml;base64,"), icon[:80]  # the app's own icon, not a fallback
     assert_no_page_errors(page_errors)
