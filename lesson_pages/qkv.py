@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from attention_core import lessons as L
@@ -151,10 +150,10 @@ def scores_section(state: L.QKVState, res: L.QKVResult) -> None:
 
 
 def _sum_of_products(q, k) -> str:
-    terms = [f"{draw.num(a)}×{draw.num(b)}" for a, b in zip(q, k)]
-    if len(terms) > 6:
-        terms = terms[:3] + ["…"] + terms[-2:]
-    return " + ".join(terms)
+    """q·k written out as a sum of products; past 6 terms the first 3 and the last 2, with … between."""
+    pairs = list(zip(q, k))
+    shown = pairs if len(pairs) <= 6 else pairs[:3] + [None] + pairs[-2:]
+    return " + ".join("…" if p is None else f"{draw.num(p[0])}×{draw.num(p[1])}" for p in shown)
 
 
 def query_section(state: L.QKVState, res: L.QKVResult) -> None:
@@ -174,15 +173,10 @@ def query_section(state: L.QKVState, res: L.QKVResult) -> None:
                                                                                   draw.num(np.sqrt(state.d_k))))
     st.latex(r"w_j = \mathrm{softmax}(s)_j = \frac{e^{s_j}}{\sum_m e^{s_m}} = \frac{e^{s_j - s_{\max}}}"
              r"{\sum_m e^{s_m - s_{\max}}},\qquad \sum_m e^{s_m - s_{\max}} = %s" % draw.num(e.sum()))
-    table = pd.DataFrame({
-        t("qkv.tbl.key"): [f"{j + 1}: {tok}" for j, tok in enumerate(toks)],
-        t("qkv.tbl.products"): [_sum_of_products(q, res.K[j]) for j in range(state.n)],
-        t("qkv.tbl.score"): [draw.num(v) for v in s.scores[i]],
-        t("qkv.tbl.scaled"): [draw.num(v) for v in scaled],
-        t("qkv.tbl.exp"): [draw.num(v) for v in e],
-        t("qkv.tbl.weight"): [f"{100 * w:.1f}%" for w in s.weights[i]],
-    })
-    st.dataframe(table, hide_index=True, width="stretch")
+    header = [t(f"qkv.tbl.{c}") for c in ("key", "products", "score", "scaled", "exp", "weight")]
+    rows = [[f"{j + 1}: {tok}", _sum_of_products(q, res.K[j]), draw.num(s.scores[i, j]), draw.num(scaled[j]),
+             draw.num(e[j]), f"{100 * s.weights[i, j]:.1f}%"] for j, tok in enumerate(toks)]
+    st.markdown(draw.markdown_table(header, rows, align="llrrrr"))
     c1, c2 = st.columns(2)
     with c1:
         draw.show_figure(F.bars_spec(s.weights[i], toks, title=t("fig.qbars.title", token=F.escape(toks[i])),

@@ -132,6 +132,16 @@ def md_escape(s: str) -> str:
     return "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>~$&:'\"=/%^@;,?" else ch for ch in str(s))
 
 
+def markdown_table(header: list[str], rows: list[list[str]], align: str = "") -> str:
+    """A Markdown table (rendered by st.markdown: cheap to send, large type on a projector). Every cell is passed
+    through :func:`md_escape`, so tokens holding '|', '*' or HTML show as typed. ``align``: one letter per column,
+    'l' or 'r' (default left)."""
+    marks = [{"r": "---:", "l": ":---"}.get(a, "---") for a in align.ljust(len(header), "l")]
+    lines = ["| " + " | ".join(md_escape(h) for h in header) + " |", "| " + " | ".join(marks) + " |"]
+    lines += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
 def num(v: float) -> str:
     """A number for formulas: up to 3 decimals, trailing zeros dropped, minus sign kept ASCII for LaTeX."""
     if abs(v) >= 1e4:

@@ -10,6 +10,8 @@ request ran the page without the frame. `test_deep_link_first_request_runs_insid
 """
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import numpy as np
@@ -248,11 +250,24 @@ def test_query_selectbox(qkv):
     # scores: 2+0+0+1+0 = 3, 0+0+1+0+0 = 1, 0+0+1+1+0 = 2; ÷√5 → 1.342, 0.447, 0.894
     # e^(s - max): 1, e^-0.894427 = 0.408842, e^-0.447214 = 0.639407; Σ = 2.048249
     # weights: 0.488222, 0.199606, 0.312172 → 48.8 %, 20.0 %, 31.2 %
-    (df,) = [d.value for d in qkv.dataframe if JA["qkv.tbl.weight"] in getattr(d.value, "columns", [])]
-    assert list(df[JA["qkv.tbl.score"]]) == ["3", "1", "2"]
-    assert list(df[JA["qkv.tbl.scaled"]]) == ["1.342", "0.447", "0.894"]
-    assert list(df[JA["qkv.tbl.weight"]]) == ["48.8%", "20.0%", "31.2%"]
-    assert list(df[JA["qkv.tbl.key"]]) == ["1: 犬", "2: が", "3: 歩く"]
+    (df,) = [tbl for tbl in map(markdown_table, texts(qkv.markdown)) if tbl and JA["qkv.tbl.weight"] in tbl]
+    assert df[JA["qkv.tbl.score"]] == ["3", "1", "2"]
+    assert df[JA["qkv.tbl.scaled"]] == ["1.342", "0.447", "0.894"]
+    assert df[JA["qkv.tbl.exp"]] == ["1", "0.409", "0.639"]
+    assert df[JA["qkv.tbl.weight"]] == ["48.8%", "20.0%", "31.2%"]
+    assert df[JA["qkv.tbl.key"]] == ["1: 犬", "2: が", "3: 歩く"]
+    assert df[JA["qkv.tbl.products"]][0] == "1×2 + 0×2 + 1×0 + 1×1 + 0×0"
+
+
+def markdown_table(md: str) -> dict[str, list[str]] | None:
+    """A Markdown table's columns by header (cells unescaped), or None when ``md`` is not a table."""
+    lines = md.strip().splitlines()
+    if len(lines) < 2 or not lines[0].startswith("|") or not set(lines[1]) <= set("|:- "):
+        return None
+    def cells(line):
+        return [re.sub(r"\\(.)", r"\1", c.strip()) for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+    header, body = cells(lines[0]), [cells(line) for line in lines[2:]]
+    return {h: [row[k] for row in body] for k, h in enumerate(header)}
 
 
 # ---------------------------------------------------------------------------------------- K12, K13, K15

@@ -346,13 +346,13 @@ def test_loads_in_japanese_with_the_lesson_numbers(page, page_errors, app_server
     assert ticks(page, "qkv.fig.weights", "y") == ["犬", "が", "歩く"]
     assert ticks(page, "qkv.fig.weights", "x") == ["犬", "が", "歩く"]
     shot(page, "01_load_ja")
-    # The query's table spells the percentages out (glide's accessibility table holds the cell texts).
-    frames = page.locator("[data-testid='stMain'] [data-testid='stDataFrame']")
-    frames.last.scroll_into_view_if_needed()
-    frames.last.locator("td").filter(has_text="95.6%").wait_for(state="attached", timeout=10_000)
-    table = frames.last.locator("td").all_inner_texts()
+    # The query's table spells the percentages out (a Markdown table).
+    table = page.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer'] table").last
+    table.scroll_into_view_if_needed()
+    cells_text = table.locator("td").all_inner_texts()
     for pct in ("95.6%", "1.7%", "2.7%"):
-        assert pct in table, table
+        assert pct in cells_text, cells_text
+    shot(page, "01_query_table_ja", table)
     shot(page, "01_weights_ja", page.locator(sel("qkv.fig.weights")))
 
     # The sidebar radio switches to English: same numbers, English title.
