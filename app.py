@@ -33,11 +33,15 @@ def main() -> None:
     share_slot = st.sidebar.container()
     widgets.show_notices(session.pop_notices("frame"))
     nav.run()
-    params = {"lang": st.session_state["lang"], **st.session_state.get(session.SHARE_KEY, {})}
+    params = session.url_params()
     st.query_params.from_dict(params)
     with share_slot:
-        widgets.share_panel(st.context.url, urlencode(params))
+        widgets.share_panel(st.context.url, urlencode(params), key=session.SHARE_PANEL_KEY)
     st.sidebar.caption(t("frame.footer"))
 
 
-main()
+st.session_state[session.FRAME_RUNNING] = True
+try:
+    main()
+finally:  # also when a page stops the run (st.rerun, st.stop) or raises
+    st.session_state[session.FRAME_RUNNING] = False

@@ -28,7 +28,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -60,10 +60,44 @@ def _timed_thread(self) -> None:
             prof.stop()
         _last["script_ms"] = (time.perf_counter() - t0) * 1e3
         _last["cpu_ms"] = (time.thread_time() - c0) * 1e3
-        _last["kb"] = sum(m.ByteSize() for m in self.forward_msgs()) / 1024
+        msgs = self.forward_msgs()
+        _last["kb"] = sum(m.ByteSize() for m in msgs) / 1024
+        _last["fragments"] = _widget_fragments(msgs)
+        _last["n_deltas"] = sum(1 for m in msgs if m.HasField("delta"))
 
 
+def _widget_fragments(msgs) -> dict[str, str]:
+    """Widget id → id of the st.fragment it was drawn in, from a run's deltas (the browser learns it the same way:
+    each delta carries its fragment id, and a widget inside a fragment asks for a rerun of that fragment only)."""
+    out = {}
+    for m in msgs:
+        if m.HasField("delta") and m.delta.fragment_id and m.delta.HasField("new_element"):
+            el = m.delta.new_element
+            kind = el.WhichOneof("type")
+            wid = getattr(getattr(el, kind), "id", "") if kind else ""
+            if wid:
+                out[wid] = m.delta.fragment_id
+    return out
+
+
+_orig_request_rerun = _lsr.LocalScriptRunner.request_rerun
+
+
+def _request_rerun(self, rerun_data):
+    """A widget inside a fragment: send the fragment's id with the rerun, as the browser does. (AppTest makes a
+    new script runner per run, created with a pending full rerun that would absorb a fragment request, so the
+    pending request is narrowed to the fragment after the two were merged.)"""
+    fid = _next_fragment.pop("id", None)
+    ok = _orig_request_rerun(self, rerun_data)
+    if fid is not None:
+        with self._requests._lock:
+            self._requests._rerun_data = replace(self._requests._rerun_data, fragment_id_queue=[fid])
+    return ok
+
+
+_next_fragment: dict = {}
 _lsr.LocalScriptRunner._run_script_thread = _timed_thread
+_lsr.LocalScriptRunner.request_rerun = _request_rerun
 
 # The server compiles a page once and keeps its bytecode (one ScriptCache per Runtime); AppTest makes a new
 # ScriptCache on every run(), so it would recompile app.py and the page each rerun (~12 ms for app.py + the Q·K·V
@@ -86,6 +120,9 @@ class Case:
     n_charts: int
     changed: str  # key of a chart whose spec must differ from the previous rerun
     frame: bool = True  # the app.py frame (sidebar language radio) must be on the page
+    widget: str = ""  # key of the widget moved: when it sits in an st.fragment, only that fragment reruns
+    fragment: bool = False  # filled in: whether the reruns were fragment reruns
+    fragment_of: dict = field(default_factory=dict)  # widget id → fragment id, from this app's latest full run
     run_ms: list = field(default_factory=list)
     script_ms: list = field(default_factory=list)
     cpu_ms: list = field(default_factory=list)
@@ -132,18 +169,22 @@ def make_cases() -> list[Case]:
         Case("minimal (1 slider, 3×3 heatmap)", _app(ROOT / "benchmarks" / "minimal_app.py"),
              _slider_move("v", (1.0, 0.5)), lambda at: at.slider(key="v").value, 1, "fig", frame=False),
         Case("qkv 3 tokens, cell slider", _qkv(False), _slider_move("qkv.cell:v", (1.5, 0.5)), x00, QKV_CHARTS,
-             "qkv.fig.scores"),
+             "qkv.fig.scores", widget="qkv.cell:v"),
         Case("qkv 3 tokens, d_k slider", _qkv(False), _slider_move("qkv.dk", (4, 5)), dk, QKV_CHARTS,
-             "qkv.fig.scaled"),
+             "qkv.fig.scaled", widget="qkv.dk"),
         Case("qkv 16 tokens d=16, cell slider", _qkv(True), _slider_move("qkv.cell:v", (1.5, 0.5)), x00,
-             QKV_CHARTS, "qkv.fig.scores"),
+             QKV_CHARTS, "qkv.fig.scores", widget="qkv.cell:v"),
         Case("qkv 16 tokens d=16, d_k slider", _qkv(True), _slider_move("qkv.dk", (15, 16)), dk, QKV_CHARTS,
-             "qkv.fig.scaled"),
+             "qkv.fig.scaled", widget="qkv.dk"),
     ]
 
 
 def step(case: Case, k: int, record: bool) -> None:
     want = case.move(case.at, k)
+    fid = case.fragment_of.get(case.at.slider(key=case.widget).id) if case.widget else None
+    if fid is not None:
+        _next_fragment["id"] = fid
+    case.fragment = fid is not None
     _last.clear()
     t0 = time.perf_counter()
     case.at.run()
@@ -151,11 +192,16 @@ def step(case: Case, k: int, record: bool) -> None:
     at = case.at
     if len(at.exception):
         raise SystemExit(f"{case.name}: exception in rerun {k}: {at.exception[0].value}")
+    # A fragment rerun sends only the fragment's elements (AppTest's tree then holds just those): every chart of
+    # the page must be among them, and the frame must not have run.
     charts = at.get("plotly_chart")
     if len(charts) != case.n_charts:
         raise SystemExit(f"{case.name}: {len(charts)} plotly charts in rerun {k}, expected {case.n_charts}")
-    if case.frame and not any(r.key == "lang" for r in at.sidebar.radio):
+    has_frame = any(r.key == "lang" for r in at.sidebar.radio)
+    if case.frame and not case.fragment and not has_frame:
         raise SystemExit(f"{case.name}: the app.py frame did not run (no language radio in the sidebar)")
+    if case.fragment and has_frame:
+        raise SystemExit(f"{case.name}: a fragment rerun redrew the frame (the whole app ran)")
     got = case.reached(at)
     if got != want:
         raise SystemExit(f"{case.name}: the move did not reach the state (set {want!r}, state holds {got!r})")
@@ -167,6 +213,8 @@ def step(case: Case, k: int, record: bool) -> None:
     case.prev_spec = spec
     if "script_ms" not in _last:
         raise SystemExit(f"{case.name}: the script thread was not timed")
+    if not case.fragment:  # a full run draws every fragment: remember where the widgets are
+        case.fragment_of = _last["fragments"]
     if record:
         case.run_ms.append(run_ms)
         case.script_ms.append(_last["script_ms"])
@@ -265,11 +313,13 @@ def main() -> None:
             v = np.asarray(getattr(c, kind))
             cells.append(f"{np.median(v):{width}.1f} {np.percentile(v, 95):6.1f} {np.median(v) / base[kind]:5.2f}×")
         cpu = np.median(c.cpu_ms)
-        print(f"{c.name:34} {len(c.run_ms):3d} {cells[0]} │ {cells[1]} │ {cpu:7.1f} {cpu / base['cpu_ms']:5.2f}× │"
+        name = c.name + (" ᶠ" if c.fragment else "")
+        print(f"{name:34} {len(c.run_ms):3d} {cells[0]} │ {cells[1]} │ {cpu:7.1f} {cpu / base['cpu_ms']:5.2f}× │"
               f" {np.median(c.kb):6.1f}")
     print("ms per rerun. run = AppTest.run() wall time; script = wall time of the script thread alone (the server-side"
           "\nwork); cpu = CPU time of that thread (insensitive to other processes on the machine); ratio = median / the"
-          "\nminimal page's median of the same kind; KB = protobuf size of the messages one rerun sends.")
+          "\nminimal page's median of the same kind; KB = protobuf size of the messages one rerun sends."
+          "\nᶠ = the widget sits in an st.fragment: only that fragment reran (the browser asks for exactly that).")
     print(f"python {sys.version.split()[0]}, {a.rounds} measured + {a.warmup} warm-up reruns per case, "
           f"scripts {'recompiled every run' if a.recompile else 'compiled once (as the server does)'}, "
           f"total {time.perf_counter() - t_start:.0f} s")

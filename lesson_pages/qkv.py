@@ -13,6 +13,8 @@ from ui.i18n import t
 
 PAGE = "qkv"
 GRID = "qkv.grid"
+LIVE = "qkv.live"
+CELL = "qkv.cell"  # the one-cell slider's widgets: qkv.cell:m / :i / :j (picker), qkv.cell:v (slider)
 K = {name: f"qkv.{name}" for name in ("preset", "text", "mode", "dm", "dk", "dv", "seed", "query")}
 
 
@@ -29,8 +31,8 @@ def _on_text():
     session.store(PAGE, new)
 
 
-def _notify(code, args):
-    session.push_notices(PAGE, [(code, args)])
+def _notify_live(code, args):  # from a widget inside lesson(): shown there (a fragment rerun skips the top)
+    session.push_notices(LIVE, [(code, args)])
 
 
 def _notify_grid(code, args):  # shown next to the grids, where the person is typing
@@ -45,7 +47,7 @@ def _commit_cell(name, i, j, v):
     try:
         _set(L.with_cell, name, i, j, v)
     except L.CellError as e:
-        _notify("cell_refused", dict(matrix=name, row=i + 1, col=j + 1, reason=t(f"reason.{e.code}", **e.args_)))
+        _notify_live("cell_refused", dict(matrix=name, row=i + 1, col=j + 1, reason=t(f"reason.{e.code}", **e.args_)))
 
 
 # ---- controls ----------------------------------------------------------------------------------------------------
@@ -89,14 +91,23 @@ def token_notices(state: L.QKVState) -> None:
 
 
 # ---- sections ----------------------------------------------------------------------------------------------------
-def inputs_section(state: L.QKVState) -> None:
-    names = L.active_matrices(state.mode)
+def _labels(state: L.QKVState) -> dict[str, tuple[list[str], list[str]]]:
+    return {n: draw.matrix_labels(n, state.tokens, *state.mats[n].shape) for n in L.active_matrices(state.mode)}
+
+
+def inputs_head(state: L.QKVState) -> None:
+    """The inputs section's title and the cell picker: outside the fragment (see lesson)."""
     st.subheader(t("qkv.sec.inputs" if state.mode == "xw" else "qkv.sec.inputs_direct"))
     st.caption(t("qkv.sec.inputs_help" if state.mode == "xw" else "qkv.sec.inputs_direct_help"))
-    labels = {n: draw.matrix_labels(n, state.tokens, *state.mats[n].shape) for n in names}
-    with st.container(border=True):
-        st.markdown(t("cell.title"))
-        widgets.cell_slider("qkv.cell", {n: state.mats[n] for n in names}, labels, _commit_cell)
+    st.markdown(t("cell.title"))
+    widgets.cell_picker(CELL, _labels(state))
+
+
+def inputs_section(state: L.QKVState) -> None:
+    names = L.active_matrices(state.mode)
+    labels = _labels(state)
+    name, i, j = widgets.picked_cell(CELL, {n: state.mats[n].shape for n in names})
+    widgets.cell_slider(CELL, state.mats[name], name, i, j, _commit_cell)
     wide = max(max(state.mats[n].shape) for n in names) > 8
     cols = st.columns(1 if wide else 2)
     for k, n in enumerate(names):
@@ -203,6 +214,26 @@ def preset_notes(state: L.QKVState, res: L.QKVResult) -> None:
                   share=f"{100 / state.n:.1f}"), icon=":material/lightbulb:")
 
 
+@st.fragment
+def lesson() -> None:
+    """Everything below the controls and the cell picker. A widget in here (the cell slider, a grid, the chosen
+    query) reruns only this part: what is above and the frame stay as they are (see session.publish for the share
+    link). Picking another cell or changing a control reruns the page."""
+    state = session.load(PAGE, share.decode_qkv)
+    session.publish(share.encode_qkv(state))
+    res = L.compute(state)
+    if res is None:
+        st.info(t("qkv.no_tokens"), icon=":material/edit_note:")
+        return
+    widgets.show_notices(session.pop_notices(LIVE), toast=True)
+    inputs_section(state)
+    if state.mode == "xw":
+        qkv_section(state, res)
+    scores_section(state, res)
+    query_section(state, res)
+    preset_notes(state, res)
+
+
 def main() -> None:
     state = session.load(PAGE, share.decode_qkv)
     st.title(t("qkv.title"))
@@ -212,17 +243,8 @@ def main() -> None:
     state = session.load(PAGE, share.decode_qkv)
     token_notices(state)
     draw.pipeline_strip()
-    session.publish(share.encode_qkv(state))
-    res = L.compute(state)
-    if res is None:
-        st.info(t("qkv.no_tokens"), icon=":material/edit_note:")
-        return
-    inputs_section(state)
-    if state.mode == "xw":
-        qkv_section(state, res)
-    scores_section(state, res)
-    query_section(state, res)
-    preset_notes(state, res)
-
+    if state.n:
+        inputs_head(state)
+    lesson()
 
 main()

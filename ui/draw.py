@@ -13,7 +13,7 @@ from _plotly_utils.utils import to_typed_array_spec
 from plotly.basedatatypes import BasePlotlyType
 
 from . import figures as F
-from .i18n import t
+from .i18n import current_lang, t
 
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
                "toImageButtonOptions": {"format": "png", "scale": 2}}
@@ -107,7 +107,8 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
                  highlight_row: int | None = None, key: str | None = None, caption: str | None = None) -> None:
     """Draw a named matrix (title, axis titles and hover text from the language tables, key 'fig.<name>.*')."""
     A = np.ascontiguousarray(M, dtype=np.float64)
-    texts = (t(f"fig.{name}.title"), t(f"fig.{name}.rows"), t(f"fig.{name}.cols"), t(f"fig.{name}.hover"))
+    lang = current_lang()  # once: each lookup in st.session_state takes a lock
+    texts = tuple(t(f"fig.{name}.{part}", lang=lang) for part in ("title", "rows", "cols", "hover"))
     args = (tuple(str(r) for r in rows), tuple(str(c) for c in cols), texts, weights, role, highlight_row)
     template = pio.templates.default
     if template is None or isinstance(template, str):
@@ -126,10 +127,13 @@ def latex_text(s: str) -> str:
     return r"\text{" + "".join(rep.get(ch, ch) for ch in s) + "}"
 
 
+_MD_ESCAPES = str.maketrans({ch: "\\" + ch for ch in "\\`*_{}[]()#+-.!|<>~$&:'\"=/%^@;,?"})
+
+
 def md_escape(s: str) -> str:
     """User text (a token) inside Markdown: every ASCII punctuation character backslash-escaped, so '**x**',
     '[a](b)', '$x$' or '<b>' show as typed instead of formatting, links or math."""
-    return "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>~$&:'\"=/%^@;,?" else ch for ch in str(s))
+    return str(s).translate(_MD_ESCAPES)
 
 
 def markdown_table(header: list[str], rows: list[list[str]], align: str = "") -> str:

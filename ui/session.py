@@ -11,6 +11,8 @@ from collections.abc import Callable
 import streamlit as st
 
 SHARE_KEY = "_share_params"
+SHARE_PANEL_KEY = "frame.share"  # the sidebar's share panel (an expander): True while it is open
+FRAME_RUNNING = "_frame_running"  # True while app.py runs: a page's code that runs without it is a fragment rerun
 
 
 def _skey(page: str) -> str:
@@ -43,8 +45,25 @@ def pop_notices(page: str) -> list:
 
 
 def publish(params: dict[str, str]) -> None:
-    """The page's share parameters; the frame writes them into the URL and the share panel after the page ran."""
-    st.session_state[SHARE_KEY] = dict(params)
+    """The page's share parameters. In a full run the frame writes them into the URL and the share panel after
+    the page ran. In a fragment rerun (a widget inside an ``st.fragment`` moved) the frame does not run: the
+    address bar is updated here, and when the sidebar's share panel is open — it shows the link, and a fragment
+    cannot redraw the sidebar — the whole app is rerun so the panel shows the new link."""
+    params = dict(params)
+    if st.session_state.get(FRAME_RUNNING, False):
+        st.session_state[SHARE_KEY] = params
+        return
+    changed = params != st.session_state.get(SHARE_KEY)
+    st.session_state[SHARE_KEY] = params
+    if changed:
+        st.query_params.from_dict(url_params())
+        if st.session_state.get(SHARE_PANEL_KEY):
+            st.rerun(scope="app")
+
+
+def url_params() -> dict[str, str]:
+    """What the URL holds: the language, then the current page's share parameters."""
+    return {"lang": st.session_state.get("lang", "ja"), **st.session_state.get(SHARE_KEY, {})}
 
 
 def sync(widget_key: str, value) -> None:

@@ -88,24 +88,39 @@ def cell_text(v: float) -> str:
 
 
 # ---- one cell, one slider ----------------------------------------------------------------------------------------
-def cell_slider(key: str, mats: dict[str, np.ndarray], labels: dict[str, tuple[list[str], list[str]]],
-                commit: Callable[[str, int, int, float], None], *, limit: float = 5.0) -> None:
-    """Pick a matrix and a cell, then move a slider: ``commit(name, i, j, value)`` is called on every move."""
-    names = list(mats)
-    if not names:
-        return
-    sync(f"{key}:m", st.session_state.get(f"{key}:m") if st.session_state.get(f"{key}:m") in names else names[0])
-    c1, c2, c3 = st.columns([1, 1, 1])
-    name = c1.selectbox(t("cell.matrix"), names, key=f"{key}:m")
-    M = mats[name]
+# Two parts, so a page can draw the picker outside an st.fragment and the slider inside it: moving the slider then
+# reruns only the fragment, picking another cell (rarer) reruns the page.
+def cell_picker(key: str, labels: dict[str, tuple[list[str], list[str]]]) -> tuple[str, int, int]:
+    """Three selectboxes — matrix, row, column — over the matrices named in ``labels`` (name → (row labels,
+    column labels)). Returns the picked (name, i, j); the choice survives while it still fits."""
+    names = list(labels)
+    name, i, j = picked_cell(key, {n: (len(r), len(c)) for n, (r, c) in labels.items()})
+    for part, value in (("m", name), ("i", i), ("j", j)):
+        sync(f"{key}:{part}", value)
     rows, cols = labels[name]
-    for axis, n in (("i", M.shape[0]), ("j", M.shape[1])):
-        cur = st.session_state.get(f"{key}:{axis}", 0)
-        sync(f"{key}:{axis}", min(max(int(cur or 0), 0), max(n - 1, 0)))
-    i = c2.selectbox(t("cell.row"), list(range(M.shape[0])), key=f"{key}:i",
-                     format_func=lambda k: f"{k + 1}: {rows[k]}")
-    j = c3.selectbox(t("cell.col"), list(range(M.shape[1])), key=f"{key}:j",
-                     format_func=lambda k: f"{k + 1}: {cols[k]}")
+    c1, c2, c3 = st.columns([1, 1, 1])
+    c1.selectbox(t("cell.matrix"), names, key=f"{key}:m")
+    c2.selectbox(t("cell.row"), list(range(len(rows))), key=f"{key}:i", format_func=lambda k: f"{k + 1}: {rows[k]}")
+    c3.selectbox(t("cell.col"), list(range(len(cols))), key=f"{key}:j", format_func=lambda k: f"{k + 1}: {cols[k]}")
+    return picked_cell(key, {n: (len(r), len(c)) for n, (r, c) in labels.items()})
+
+
+def picked_cell(key: str, shapes: dict[str, tuple[int, int]]) -> tuple[str, int, int]:
+    """The cell chosen with :func:`cell_picker`, kept inside ``shapes`` (name → (rows, cols)): an unknown matrix
+    falls back to the first one, a row or column past the end to the last one."""
+    names = list(shapes)
+    name = st.session_state.get(f"{key}:m")
+    name = name if name in shapes else names[0]
+    n_rows, n_cols = shapes[name]
+    i, j = (min(max(int(st.session_state.get(f"{key}:{a}") or 0), 0), max(n - 1, 0))
+            for a, n in (("i", n_rows), ("j", n_cols)))
+    return name, i, j
+
+
+def cell_slider(key: str, M: np.ndarray, name: str, i: int, j: int, commit: Callable[[str, int, int, float], None],
+                *, limit: float = 5.0) -> None:
+    """A slider for cell (i, j) of matrix ``name`` (its current values ``M``): ``commit(name, i, j, value)`` is
+    called on every move. The range is ±limit, widened to take in the current value."""
     v = float(M[i, j])
     lo, hi = min(-limit, np.floor(v)), max(limit, np.ceil(v))
     sync(f"{key}:v", v)
@@ -130,8 +145,9 @@ def show_notices(notes, *, toast: bool = False) -> None:
             st.toast(t(f"notice.{code}", **args), icon=":material/warning:", duration="long")
 
 
-def share_panel(url: str | None, query: str) -> None:
-    """The link that reproduces this exact setup, with a copy button."""
-    with st.expander(t("share.title"), expanded=False, icon=":material/link:"):
+def share_panel(url: str | None, query: str, *, key: str) -> None:
+    """The link that reproduces this exact setup, with a copy button. ``key``: the expander's; its session value
+    is True while the panel is open (see session.publish)."""
+    with st.expander(t("share.title"), icon=":material/link:", key=key, on_change="rerun"):
         st.caption(t("share.help"))
         st.code((url or "") + ("?" + query if query else ""), language=None, wrap_lines=True)

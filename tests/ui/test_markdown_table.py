@@ -23,3 +23,12 @@ def test_shape_alignment_and_hostile_cells_survive():
     assert rows[2:] == [["a|b", "1%"], ["**x**", "<b>2</b>"], ["犬", "-0.5"]]
     assert "<b>" not in md  # HTML is escaped, never passed through
     assert len(md.splitlines()) == 5
+
+
+def test_md_escape_escapes_every_markdown_character_and_nothing_else():
+    from ui.draw import md_escape
+
+    special = "\\`*_{}[]()#+-.!|<>~$&:'\"=/%^@;,?"
+    assert md_escape(special) == "".join("\\" + ch for ch in special)
+    assert md_escape("犬 が 歩く abc 123") == "犬 が 歩く abc 123"
+    assert md_escape(3) == "3"
