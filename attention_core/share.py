@@ -158,7 +158,8 @@ def decode_qkv(params: dict[str, str]) -> tuple[L.QKVState, list[Notice]]:
     state, clamped = L.with_query(state, q)
     if clamped:
         notices.append(Notice("query_clamped", {"asked": q + 1, "used": state.query + 1}))
-    unknown = sorted(params.keys() - IGNORED_KEYS - {"v", "p", "t", "dm", "dk", "dv", "s", "m", "q"} - set(MATRIX_NAMES))
+    known = {"v", "p", "t", "dm", "dk", "dv", "s", "m", "q"} | set(MATRIX_NAMES)
+    unknown = sorted(params.keys() - IGNORED_KEYS - known)
     if unknown:
         notices.append(Notice("unknown_keys", {"keys": ", ".join(k[:20] for k in unknown[:5])}))
     return state, notices

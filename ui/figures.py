@@ -216,7 +216,7 @@ def vector_mix(vectors, weights, output, labels, *, out_label: str, dim_title: s
                                    title=title, hover=hover))
 
 
-# ---- scaling and softmax lesson (lesson_pages/scaling.py) ---------------------------------------------------------------
+# ---- scaling and softmax lesson (lesson_pages/scaling.py) -----------------------------------------------------
 # Appended builders; the functions above are left as they are. Every text is passed in, already translated.
 SCALED_STYLE = dict(color=ROLE_COLORS["weights"], dash="solid")  # ÷√d_k on
 UNSCALED_STYLE = dict(color="#444444", dash="dash")  # ÷√d_k off

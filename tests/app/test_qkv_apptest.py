@@ -11,7 +11,6 @@ request ran the page without the frame. `test_deep_link_first_request_runs_insid
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 import numpy as np

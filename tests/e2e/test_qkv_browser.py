@@ -22,7 +22,6 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import numpy as np
-import pytest
 
 from attention_core import lessons as L
 from attention_core import share

@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import replace
 from urllib.parse import urlencode
 
-import pytest
-
 from attention_core import scaling_lesson as SL
 
 from .helpers import assert_no_exception, assert_no_page_errors, wait_for_app
