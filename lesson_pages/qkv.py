@@ -52,8 +52,8 @@ def _commit_cell(name, i, j, v):
 
 # ---- controls ----------------------------------------------------------------------------------------------------
 def controls(state: L.QKVState) -> None:
-    for key, value in (("preset", state.preset), ("text", state.text), ("mode", state.mode), ("dm", state.d_model),
-                       ("dk", state.d_k), ("dv", state.d_v), ("seed", state.seed)):
+    """Example, sentence, input mode: these change what the whole page is about (a full rerun)."""
+    for key, value in (("preset", state.preset), ("text", state.text), ("mode", state.mode)):
         session.sync(K[key], value)
     with st.container(border=True):
         c1, c2, c3 = st.columns([1.2, 2, 1.3])
@@ -65,6 +65,13 @@ def controls(state: L.QKVState) -> None:
                       on_change=_on_text)
         c3.radio(t("qkv.mode"), ["xw", "direct"], key=K["mode"], format_func=lambda m: t(f"mode.{m}"),
                  on_change=lambda: _set(L.with_mode, st.session_state[K["mode"]]), horizontal=True)
+
+
+def size_sliders(state: L.QKVState) -> None:
+    """d_model, d_k, d_v and the seed (inside the workbench fragment)."""
+    for key, value in (("dm", state.d_model), ("dk", state.d_k), ("dv", state.d_v), ("seed", state.seed)):
+        session.sync(K[key], value)
+    with st.container(border=True):
         s1, s2, s3, s4 = st.columns(4)
         dim = dict(min_value=L.DIM_MIN, max_value=L.DIM_MAX, step=1)
         if state.mode == "xw":
@@ -214,11 +221,14 @@ def preset_notes(state: L.QKVState, res: L.QKVResult) -> None:
                   share=f"{100 / state.n:.1f}"), icon=":material/lightbulb:")
 
 
+# ---- reruns: what a widget changes is what reruns ----------------------------------------------------------------
+# main (full rerun: example, sentence, mode; the frame too)
+#  └─ workbench  st.fragment: sizes and seed change every matrix's shape, so the cell picker is redrawn with them
+#      └─ lesson st.fragment: the cell slider, the grids and the chosen query change numbers, not shapes
+# A fragment rerun does not run the frame: session.publish keeps the address bar and the share panel current.
 @st.fragment
 def lesson() -> None:
-    """Everything below the controls and the cell picker. A widget in here (the cell slider, a grid, the chosen
-    query) reruns only this part: what is above and the frame stay as they are (see session.publish for the share
-    link). Picking another cell or changing a control reruns the page."""
+    """The numbers: heatmaps of every stage, the grids, the chosen query's arithmetic."""
     state = session.load(PAGE, share.decode_qkv)
     session.publish(share.encode_qkv(state))
     res = L.compute(state)
@@ -234,17 +244,24 @@ def lesson() -> None:
     preset_notes(state, res)
 
 
+@st.fragment
+def workbench() -> None:
+    """The size sliders and seed, the flow of the computation, the cell picker, then the lesson."""
+    size_sliders(session.load(PAGE, share.decode_qkv))
+    state = session.load(PAGE, share.decode_qkv)
+    draw.pipeline_strip()
+    if state.n:
+        inputs_head(state)
+    lesson()
+
+
 def main() -> None:
     state = session.load(PAGE, share.decode_qkv)
     st.title(t("qkv.title"))
     st.markdown(t("qkv.intro"))
     widgets.show_notices(session.pop_notices(PAGE))
     controls(state)
-    state = session.load(PAGE, share.decode_qkv)
-    token_notices(state)
-    draw.pipeline_strip()
-    if state.n:
-        inputs_head(state)
-    lesson()
+    token_notices(session.load(PAGE, share.decode_qkv))
+    workbench()
 
 main()

@@ -147,7 +147,11 @@ def show_notices(notes, *, toast: bool = False) -> None:
 
 def share_panel(url: str | None, query: str, *, key: str) -> None:
     """The link that reproduces this exact setup, with a copy button. ``key``: the expander's; its session value
-    is True while the panel is open (see session.publish)."""
-    with st.expander(t("share.title"), icon=":material/link:", key=key, on_change="rerun"):
-        st.caption(t("share.help"))
-        st.code((url or "") + ("?" + query if query else ""), language=None, wrap_lines=True)
+    is True while the panel is open (see session.publish). The link is drawn only while the panel is open: a
+    fragment rerun does not redraw the sidebar, so a link kept in a closed panel could be stale when opened and
+    copied before the rerun that opening causes has finished."""
+    panel = st.expander(t("share.title"), icon=":material/link:", key=key, on_change="rerun")
+    if panel.open:
+        with panel:
+            st.caption(t("share.help"))
+            st.code((url or "") + ("?" + query if query else ""), language=None, wrap_lines=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import numpy as np
 import pytest
@@ -390,3 +391,19 @@ def test_deep_link_first_request_runs_inside_the_frame():
     ok(at)
     assert state(at).d_k == 7
     assert "lang" in widget_keys(at.radio)
+
+
+# ------------------------------------------------------------------------------------------- share panel
+def test_share_panel_shows_the_link_only_while_open_and_then_the_current_one(qkv):
+    """Closed, the panel holds no link (one drawn earlier could be stale after a fragment rerun); opened, it
+    shows the link of the current state."""
+    assert not qkv.sidebar.code
+    ok(qkv.slider(key="qkv.dk").set_value(6).run())
+    qkv.session_state["frame.share"] = True  # what opening the panel does (it reruns the app)
+    ok(qkv.run())
+    (code,) = qkv.sidebar.code
+    query = code.value.split("?", 1)[1]
+    params = dict(parse_qsl(query))
+    assert params["lang"] == "ja" and params["dk"] == "6" and params["p"] == "dog"
+    decoded, notes = S.decode_qkv(params)
+    assert notes == [] and S.encode_qkv(decoded) == S.encode_qkv(state(qkv))
