@@ -22,6 +22,7 @@ __all__ = [
     "CellError", "DIM_MIN", "DIM_MAX", "SEED_MAX", "CELL_LIMIT", "PRESETS", "Preset", "QKVState", "QKVResult",
     "ROW_MATRICES", "matrix_shape", "active_matrices", "default_state", "baseline_matrix", "with_preset", "with_text",
     "with_sizes", "with_seed", "with_mode", "with_query", "with_matrix", "with_cell", "check_cell", "parse_cell_text",
+    "is_preset_as_given",
     "compute",
 ]
 
@@ -173,6 +174,18 @@ def baseline_row(preset: Preset, seed: int, name: str, token: str, width: int) -
     row = _random_row(seed, name, token)[:width]
     given = preset.rows.get(name, {}).get(token)
     return _overlay(row, given) if given is not None else row.copy()
+
+
+def is_preset_as_given(state: QKVState) -> bool:
+    """True while the state is its preset as the lesson gives it: the preset's sentence, sizes and mode, and no
+    matrix edited (every matrix equals :func:`baseline_matrix`). Notes written about a preset's numbers hold only
+    then. A custom preset is never "as given"."""
+    p = PRESETS.get(state.preset)
+    if p is None or state.preset == "custom":
+        return False
+    if (state.text, state.d_model, state.d_k, state.d_v, state.mode) != (p.text, p.d_model, p.d_k, p.d_v, p.mode):
+        return False
+    return all(np.array_equal(M, baseline_matrix(state, name)) for name, M in state.mats.items())
 
 
 def baseline_matrix(state: QKVState, name: str) -> np.ndarray:

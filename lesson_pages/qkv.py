@@ -167,11 +167,24 @@ def scores_section(state: L.QKVState, res: L.QKVResult) -> None:
                           highlight_row=state.query, caption=t("fig.out.caption"))
 
 
+def _factor(v: float) -> str:  # a negative factor in brackets, with a real minus sign: 2×(−0.4)
+    return f"({draw.num(v).replace('-', '−')})" if draw.num(v).startswith("-") else draw.num(v)
+
+
 def _sum_of_products(q, k) -> str:
     """q·k written out as a sum of products; past 6 terms the first 3 and the last 2, with … between."""
     pairs = list(zip(q, k))
     shown = pairs if len(pairs) <= 6 else pairs[:3] + [None] + pairs[-2:]
-    return " + ".join("…" if p is None else f"{draw.num(p[0])}×{draw.num(p[1])}" for p in shown)
+    return " + ".join("…" if p is None else f"{_factor(p[0])}×{_factor(p[1])}" for p in shown)
+
+
+def _tiny(v: float) -> str:
+    """A positive number that may be very small (e^x, a weight): never written as 0 (e^x never is)."""
+    return draw.num(v) if v >= 5e-4 or v == 0 else f"{v:.1e}"
+
+
+def _percent(w: float) -> str:
+    return f"{100 * w:.1f}%" if w >= 5e-4 or w == 0 else "< 0.1%"
 
 
 def query_section(state: L.QKVState, res: L.QKVResult) -> None:
@@ -193,7 +206,7 @@ def query_section(state: L.QKVState, res: L.QKVResult) -> None:
              r"{\sum_m e^{s_m - s_{\max}}},\qquad \sum_m e^{s_m - s_{\max}} = %s" % draw.num(e.sum()))
     header = [t(f"qkv.tbl.{c}") for c in ("key", "products", "score", "scaled", "exp", "weight")]
     rows = [[f"{j + 1}: {tok}", _sum_of_products(q, res.K[j]), draw.num(s.scores[i, j]), draw.num(scaled[j]),
-             draw.num(e[j]), f"{100 * s.weights[i, j]:.1f}%"] for j, tok in enumerate(toks)]
+             _tiny(e[j]), _percent(s.weights[i, j])] for j, tok in enumerate(toks)]
     st.markdown(draw.markdown_table(header, rows, align="llrrrr"))
     c1, c2 = st.columns(2)
     with c1:
@@ -205,7 +218,7 @@ def query_section(state: L.QKVState, res: L.QKVResult) -> None:
                                            dim_title=t("fig.mix.dim"),
                                            title=t("fig.mix.title", token=F.escape(toks[i]))),
                          key="qkv.fig.mix")
-    terms = " + ".join(r"%s\,v_{%s}" % (draw.num(w), draw.latex_text(tok)) for w, tok in zip(s.weights[i], toks))
+    terms = " + ".join(r"%s\,v_{%s}" % (_tiny(w), draw.latex_text(tok)) for w, tok in zip(s.weights[i], toks))
     if state.n > 6:
         terms = r"\sum_j w_j v_j"
     vec = r"\begin{bmatrix}" + " & ".join(draw.num(v) for v in s.output[i]) + r"\end{bmatrix}"
@@ -214,7 +227,7 @@ def query_section(state: L.QKVState, res: L.QKVResult) -> None:
 
 
 def preset_notes(state: L.QKVState, res: L.QKVResult) -> None:
-    if state.preset in ("dog", "direct3", "school"):
+    if state.preset in ("dog", "direct3", "school") and L.is_preset_as_given(state):  # its numbers hold
         st.info(t(f"qkv.note.{state.preset}"), icon=":material/menu_book:")
     if state.n > 1 and np.all(res.K == res.K[0]):
         st.info(t("qkv.note.same_keys", key="[" + ", ".join(draw.num(v) for v in res.K[0]) + "]", n=state.n,

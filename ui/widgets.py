@@ -41,6 +41,12 @@ def _on_edit(key: str, edkey: str, cols: list[str], commit: Callable[[np.ndarray
     base = st.session_state[f"{key}:base"]
     edits = st.session_state.get(edkey, {}).get("edited_rows", {})
     M, refused = _apply_edits(base, edits, cols)
+    # A refused cell keeps the value it had just before, which may be an earlier accepted edit of the same cell:
+    # the grid's new edit replaced that one in edited_rows, so the base would bring back an older number.
+    before = st.session_state.get(f"{key}:current")
+    for i, j, _ in refused:
+        if before is not None and before.shape == M.shape:
+            M[i, j] = before[i, j]
     commit(M)
     for i, j, e in refused:
         notify("cell_refused", dict(matrix=name, row=i + 1, col=j + 1, reason=t(f"reason.{e.code}", **e.args_)))
@@ -68,6 +74,7 @@ def matrix_editor(key: str, M: np.ndarray, row_labels: list[str], col_labels: li
         expected, _ = _apply_edits(base, st.session_state.get(edkey, {}).get("edited_rows", {}), cols)
     else:
         expected = None
+    st.session_state[f"{key}:current"] = M.copy()  # what a refused edit falls back to (see _on_edit)
     if expected is None or not np.array_equal(expected, M):
         _reset_editor(key, M)
         ver = st.session_state[f"{key}:ver"]

@@ -10,6 +10,7 @@ request ran the page without the frame. `test_deep_link_first_request_runs_insid
 """
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from urllib.parse import parse_qsl
@@ -407,3 +408,24 @@ def test_share_panel_shows_the_link_only_while_open_and_then_the_current_one(qkv
     assert params["lang"] == "ja" and params["dk"] == "6" and params["p"] == "dog"
     decoded, notes = S.decode_qkv(params)
     assert notes == [] and S.encode_qkv(decoded) == S.encode_qkv(state(qkv))
+
+
+def _query_table(at) -> dict[str, list[str]]:
+    (tbl,) = [x for x in map(markdown_table, texts(at.markdown)) if x and JA["qkv.tbl.weight"] in x]
+    return tbl
+
+
+def test_query_table_brackets_negative_factors_and_never_shows_a_tiny_exp_as_zero(qkv):
+    # W_Q[0,0] = -2, X_犬 = [1,0,0,1]: q_犬 = W_Q row 1 + W_Q row 4 = [-2,2,0,0,0] + [1,0,0,1,0] = [-1,2,0,1,0];
+    # k_犬 = [2,2,0,1,0]; q·k = -2 + 4 + 0 + 1 + 0 = 3.
+    qkv.session_state["qkv:state"] = L.with_cell(state(qkv), "W_Q", 0, 0, -2.0)
+    tbl = _query_table(ok(qkv.run()))
+    assert tbl[JA["qkv.tbl.products"]][0] == "(−1)×2 + 2×2 + 0×0 + 1×1 + 0×0"
+    assert tbl[JA["qkv.tbl.score"]][0] == "3"
+    # W_Q[0,0] = 100: q_犬 = [101, 2, 0, 1, 0]; scores 207, 0, 1; ÷√5; e^(s - max) for が = e^(-207/√5).
+    qkv.session_state["qkv:state"] = L.with_cell(state(qkv), "W_Q", 0, 0, 100.0)
+    tbl = _query_table(ok(qkv.run()))
+    tiny = math.exp(-207 / math.sqrt(5))
+    assert tbl[JA["qkv.tbl.exp"]][1] == f"{tiny:.1e}" and tiny < 1e-30
+    assert tbl[JA["qkv.tbl.weight"]] == ["100.0%", "< 0.1%", "< 0.1%"]
+    assert JA["qkv.note.dog"] not in texts(qkv.info)  # the preset's note is about its own numbers

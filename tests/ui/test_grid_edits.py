@@ -37,3 +37,23 @@ def test_edits_outside_the_matrix_are_ignored():
                                      (0.123456789, "0.123457"), (0.0, "0")])
 def test_cell_text(v, text):
     assert cell_text(v) == text
+
+
+def test_a_refused_edit_keeps_the_cells_last_accepted_value_not_the_grids_base(monkeypatch):
+    """Found by a new user: empty → refused (the grid restarts on base B), " 2 " → accepted, "1,5" → refused.
+    The grid's third edit replaced its second in edited_rows, so B + edits would bring back B's 1, undoing the
+    accepted 2. The cell must keep 2, and only the refusal is announced."""
+    import types
+
+    import ui.widgets as W
+
+    base = BASE.copy()  # the grid's base after its restart: cell (0, 0) holds 1
+    current = base.copy()
+    current[0, 0] = 2.0  # the accepted " 2 "
+    state = {"g:base": base, "g:current": current, "g:ed1": {"edited_rows": {0: {"1": "1,5"}}}}
+    monkeypatch.setattr(W, "st", types.SimpleNamespace(session_state=state))
+    committed, notes = [], []
+    W._on_edit("g", "g:ed1", COLS, committed.append, "X", lambda code, args: notes.append((code, args)))
+    assert len(committed) == 1
+    np.testing.assert_array_equal(committed[0], current)  # 2 kept, nothing else changed
+    assert [(c, a["row"], a["col"]) for c, a in notes] == [("cell_refused", 1, 1)]

@@ -555,3 +555,21 @@ def test_parse_cell_text_refusals_quote_what_was_typed(text, code, quoted):
         L.parse_cell_text(text)
     assert ei.value.code == code
     assert ei.value.args_.get("value") == quoted
+
+
+# ------------------------------------------------------------------------------------------- is_preset_as_given
+@pytest.mark.parametrize("key", ["dog", "direct3", "school"])
+def test_a_preset_as_loaded_is_as_given(key):
+    assert L.is_preset_as_given(L.default_state(key))
+
+
+def test_any_change_to_the_lesson_means_its_notes_no_longer_hold():
+    s = L.default_state("dog")
+    assert not L.is_preset_as_given(L.with_text(s, "猫 が 魚 を 食べる"))
+    assert not L.is_preset_as_given(L.with_cell(s, "W_Q", 0, 0, 1.5))
+    assert not L.is_preset_as_given(L.with_sizes(s, d_k=6))
+    assert not L.is_preset_as_given(L.with_mode(s, "direct"))
+    assert not L.is_preset_as_given(L.default_state("custom"))
+    back = L.with_cell(L.with_cell(s, "X", 0, 0, 3.0), "X", 0, 0, float(s.mats["X"][0, 0]))
+    assert L.is_preset_as_given(back)  # an edit undone by hand: the numbers are the preset's again
+    assert L.is_preset_as_given(L.with_query(s, 2)[0])  # another query does not change any number
