@@ -22,8 +22,7 @@ __all__ = [
     "CellError", "DIM_MIN", "DIM_MAX", "SEED_MAX", "CELL_LIMIT", "PRESETS", "Preset", "QKVState", "QKVResult",
     "ROW_MATRICES", "matrix_shape", "active_matrices", "default_state", "baseline_matrix", "with_preset", "with_text",
     "with_sizes", "with_seed", "with_mode", "with_query", "with_matrix", "with_cell", "check_cell", "parse_cell_text",
-    "is_preset_as_given",
-    "compute",
+    "is_preset_as_given", "compute",
 ]
 
 DIM_MIN, DIM_MAX = 1, 16

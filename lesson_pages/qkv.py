@@ -168,7 +168,8 @@ def scores_section(state: L.QKVState, res: L.QKVResult) -> None:
 
 
 def _factor(v: float) -> str:  # a negative factor in brackets, with a real minus sign: 2×(−0.4)
-    return f"({draw.num(v).replace('-', '−')})" if draw.num(v).startswith("-") else draw.num(v)
+    text = draw.num(v)
+    return f"({text.replace('-', '−')})" if text.startswith("-") else text
 
 
 def _sum_of_products(q, k) -> str:

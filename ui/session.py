@@ -10,6 +10,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from .i18n import DEFAULT_LANG
+
 SHARE_KEY = "_share_params"
 SHARE_PANEL_KEY = "frame.share"  # the sidebar's share panel (an expander): True while it is open
 FRAME_RUNNING = "_frame_running"  # True while app.py runs: a page's code that runs without it is a fragment rerun
@@ -63,7 +65,7 @@ def publish(params: dict[str, str]) -> None:
 
 def url_params() -> dict[str, str]:
     """What the URL holds: the language, then the current page's share parameters."""
-    return {"lang": st.session_state.get("lang", "ja"), **st.session_state.get(SHARE_KEY, {})}
+    return {"lang": st.session_state.get("lang", DEFAULT_LANG), **st.session_state.get(SHARE_KEY, {})}
 
 
 def sync(widget_key: str, value) -> None:

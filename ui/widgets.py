@@ -44,8 +44,8 @@ def _on_edit(key: str, edkey: str, cols: list[str], commit: Callable[[np.ndarray
     # A refused cell keeps the value it had just before, which may be an earlier accepted edit of the same cell:
     # the grid's new edit replaced that one in edited_rows, so the base would bring back an older number.
     before = st.session_state.get(f"{key}:current")
-    for i, j, _ in refused:
-        if before is not None and before.shape == M.shape:
+    if before is not None and before.shape == M.shape:
+        for i, j, _ in refused:
             M[i, j] = before[i, j]
     commit(M)
     for i, j, e in refused:
@@ -96,12 +96,13 @@ def cell_text(v: float) -> str:
 
 # ---- one cell, one slider ----------------------------------------------------------------------------------------
 # Two parts, so a page can draw the picker outside an st.fragment and the slider inside it: moving the slider then
-# reruns only the fragment, picking another cell (rarer) reruns the page.
+# reruns only that fragment; picking another cell (rarer) reruns whatever drew the picker.
 def cell_picker(key: str, labels: dict[str, tuple[list[str], list[str]]]) -> tuple[str, int, int]:
     """Three selectboxes — matrix, row, column — over the matrices named in ``labels`` (name → (row labels,
     column labels)). Returns the picked (name, i, j); the choice survives while it still fits."""
     names = list(labels)
-    name, i, j = picked_cell(key, {n: (len(r), len(c)) for n, (r, c) in labels.items()})
+    shapes = {n: (len(r), len(c)) for n, (r, c) in labels.items()}
+    name, i, j = picked_cell(key, shapes)
     for part, value in (("m", name), ("i", i), ("j", j)):
         sync(f"{key}:{part}", value)
     rows, cols = labels[name]
@@ -109,7 +110,7 @@ def cell_picker(key: str, labels: dict[str, tuple[list[str], list[str]]]) -> tup
     c1.selectbox(t("cell.matrix"), names, key=f"{key}:m")
     c2.selectbox(t("cell.row"), list(range(len(rows))), key=f"{key}:i", format_func=lambda k: f"{k + 1}: {rows[k]}")
     c3.selectbox(t("cell.col"), list(range(len(cols))), key=f"{key}:j", format_func=lambda k: f"{k + 1}: {cols[k]}")
-    return picked_cell(key, {n: (len(r), len(c)) for n, (r, c) in labels.items()})
+    return picked_cell(key, shapes)
 
 
 def picked_cell(key: str, shapes: dict[str, tuple[int, int]]) -> tuple[str, int, int]:
