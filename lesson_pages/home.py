@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attention_core import lessons as L
+import lessons
 from ui import draw
 from ui.i18n import t
 
@@ -12,23 +12,26 @@ def main() -> None:
     st.title(t("home.title"))
     st.markdown(t("home.lead"))
     c1, c2 = st.columns([3, 2])
+    first = lessons.REGISTRY[0]
     with c1:
-        state = L.default_state("dog")
-        res = L.compute(state)
+        state = lessons.QKV.default_state()
+        weights = lessons.QKV.arrays(state)["weights"]
         toks = list(state.tokens)
-        draw.show_heatmap("weights", res.steps.weights, toks, toks, weights=True, key="home.fig.weights",
+        draw.show_heatmap("weights", weights, toks, toks, weights=True, key="home.fig.weights",
                           caption=t("home.picture_caption"))
     with c2:
         st.markdown(t("home.what"))
-        st.page_link("lesson_pages/qkv.py", label=t("home.start"), icon=":material/play_arrow:")
+        st.page_link(first.page, label=t("home.start"), icon=":material/play_arrow:")
     st.subheader(t("home.map_title"))
     st.markdown(t("home.map"))
     st.subheader(t("home.lessons"))
-    st.page_link("lesson_pages/qkv.py", label=t("nav.qkv"), icon=":material/calculate:")
-    st.caption(t("lesson.qkv.blurb"))
-    st.page_link("lesson_pages/scaling.py", label=t("lesson.scaling.title"), icon=":material/tune:")
-    for key in ("masks", "multihead", "positional", "cross"):
-        st.markdown(f"- {t(f'lesson.{key}.title')} — {t('home.coming')}")
+    for lesson in lessons.REGISTRY:
+        st.page_link(lesson.page, label=t(f"lesson.{lesson.key}.title"), icon=lesson.icon)
+        st.caption(t(f"lesson.{lesson.key}.blurb"))
+    registered = {x.key for x in lessons.REGISTRY}
+    for key in lessons.PLANNED:
+        if key not in registered:
+            st.markdown(f"- {t(f'lesson.{key}.title')} — {t('home.coming')}")
 
 
 main()

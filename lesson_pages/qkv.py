@@ -4,90 +4,59 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from attention_core import lessons as L
-from attention_core import share
 from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
-from ui import draw, session, widgets
+from lessons import qkv as lesson
+from ui import bind, draw, runtime, widgets
 from ui import figures as F
 from ui.i18n import t
 
-PAGE = "qkv"
-GRID = "qkv.grid"
-LIVE = "qkv.live"
 CELL = "qkv.cell"  # the one-cell slider's widgets: qkv.cell:m / :i / :j (picker), qkv.cell:v (slider)
-K = {name: f"qkv.{name}" for name in ("preset", "text", "mode", "dm", "dk", "dv", "seed", "query")}
-
-
-# ---- callbacks: widget value → lesson state --------------------------------------------------------------------
-def _set(fn, *args, **kwargs):
-    session.update(PAGE, fn, *args, **kwargs)
-
-
-def _on_text():
-    old = session.load(PAGE, share.decode_qkv)
-    new = L.with_text(old, st.session_state[K["text"]])
-    if new.n and old.query > new.n - 1:
-        session.push_notices(PAGE, [("query_clamped", {"asked": old.query + 1, "used": new.query + 1})])
-    session.store(PAGE, new)
-
-
-def _notify_live(code, args):  # from a widget inside lesson(): shown there (a fragment rerun skips the top)
-    session.push_notices(LIVE, [(code, args)])
-
-
-def _notify_grid(code, args):  # shown next to the grids, where the person is typing
-    session.push_notices(GRID, [(code, args)])
-
-
-def _commit_matrix(name):
-    return lambda M: _set(L.with_matrix, name, M)
-
-
-def _commit_cell(name, i, j, v):
-    try:
-        _set(L.with_cell, name, i, j, v)
-    except L.CellError as e:
-        _notify_live("cell_refused", dict(matrix=name, row=i + 1, col=j + 1, reason=t(f"reason.{e.code}", **e.args_)))
+LIVE, GRID = "live", "grid"  # notice places: inside the numbers' fragment, next to the grids
 
 
 # ---- controls ----------------------------------------------------------------------------------------------------
-def controls(state: L.QKVState) -> None:
-    """Example, sentence, input mode: these change what the whole page is about (a full rerun)."""
-    for key, value in (("preset", state.preset), ("text", state.text), ("mode", state.mode)):
-        session.sync(K[key], value)
+def _with_text(state: lesson.QKVState, text: str, page: runtime.Page) -> lesson.QKVState:
+    new = lesson.with_text(state, text)
+    if new.n and state.query > new.n - 1:
+        page.notify("query_clamped", {"asked": state.query + 1, "used": new.query + 1})
+    return new
+
+
+def controls(page: runtime.Page) -> None:
+    """Example, sentence, input mode: these change what the whole page is about."""
+    state = page.state
     with st.container(border=True):
         c1, c2, c3 = st.columns([1.2, 2, 1.3])
-        c1.selectbox(t("qkv.preset"), list(L.PRESETS), key=K["preset"], format_func=lambda k: t(f"preset.{k}"),
-                     on_change=lambda: _set(L.with_preset, st.session_state[K["preset"]]))
+        bind.control(page, c1.selectbox, "preset", t("qkv.preset"), value=state.preset, apply=lesson.with_preset,
+                     options=list(lesson.PRESETS), format_func=lambda k: t(f"preset.{k}"))
         c1.button(t("qkv.reset"), key="qkv.reset", icon=":material/restart_alt:", help=t("qkv.reset_help"),
-                  on_click=lambda: _set(L.with_preset, state.preset))
-        c2.text_input(t("qkv.text"), key=K["text"], max_chars=MAX_TEXT_CHARS, help=t("qkv.text_help"),
-                      on_change=_on_text)
-        c3.radio(t("qkv.mode"), ["xw", "direct"], key=K["mode"], format_func=lambda m: t(f"mode.{m}"),
-                 on_change=lambda: _set(L.with_mode, st.session_state[K["mode"]]), horizontal=True)
+                  on_click=lambda: page.apply(lesson.with_preset, state.preset))
+        bind.control(page, c2.text_input, "text", t("qkv.text"), value=state.text,
+                     apply=lambda s, v: _with_text(s, v, page), max_chars=MAX_TEXT_CHARS, help=t("qkv.text_help"))
+        bind.control(page, c3.radio, "mode", t("qkv.mode"), value=state.mode, apply=lesson.with_mode,
+                     options=["xw", "direct"], format_func=lambda m: t(f"mode.{m}"), horizontal=True)
 
 
-def size_sliders(state: L.QKVState) -> None:
-    """d_model, d_k, d_v and the seed (inside the workbench fragment)."""
-    for key, value in (("dm", state.d_model), ("dk", state.d_k), ("dv", state.d_v), ("seed", state.seed)):
-        session.sync(K[key], value)
+def size_sliders(page: runtime.Page) -> None:
+    """d_model, d_k, d_v and the seed."""
+    state = page.state
+    dim = dict(min_value=lesson.DIM_MIN, max_value=lesson.DIM_MAX, step=1)
     with st.container(border=True):
         s1, s2, s3, s4 = st.columns(4)
-        dim = dict(min_value=L.DIM_MIN, max_value=L.DIM_MAX, step=1)
         if state.mode == "xw":
-            s1.slider("d_model", key=K["dm"], help=t("qkv.dm_help"), **dim,
-                      on_change=lambda: _set(L.with_sizes, d_model=st.session_state[K["dm"]]))
+            bind.control(page, s1.slider, "dm", "d_model", value=state.d_model, help=t("qkv.dm_help"), **dim,
+                         apply=lambda s, v: lesson.with_sizes(s, d_model=v))
         else:
             s1.caption(t("qkv.dm_direct"))
-        s2.slider("d_k", key=K["dk"], help=t("qkv.dk_help"), **dim,
-                  on_change=lambda: _set(L.with_sizes, d_k=st.session_state[K["dk"]]))
-        s3.slider("d_v", key=K["dv"], help=t("qkv.dv_help"), **dim,
-                  on_change=lambda: _set(L.with_sizes, d_v=st.session_state[K["dv"]]))
-        s4.slider(t("qkv.seed"), min_value=0, max_value=L.SEED_MAX, step=1, key=K["seed"], help=t("qkv.seed_help"),
-                  on_change=lambda: _set(L.with_seed, st.session_state[K["seed"]]))
+        bind.control(page, s2.slider, "dk", "d_k", value=state.d_k, help=t("qkv.dk_help"), **dim,
+                     apply=lambda s, v: lesson.with_sizes(s, d_k=v))
+        bind.control(page, s3.slider, "dv", "d_v", value=state.d_v, help=t("qkv.dv_help"), **dim,
+                     apply=lambda s, v: lesson.with_sizes(s, d_v=v))
+        bind.control(page, s4.slider, "seed", t("qkv.seed"), value=state.seed, apply=lesson.with_seed,
+                     min_value=0, max_value=lesson.SEED_MAX, step=1, help=t("qkv.seed_help"))
 
 
-def token_notices(state: L.QKVState) -> None:
+def token_notices(state: lesson.QKVState) -> None:
     tok = tokenize(state.text)
     if tok.truncated:
         st.warning(t("notice.too_many_tokens", n=tok.n_found, max=MAX_TOKENS), icon=":material/content_cut:")
@@ -98,11 +67,11 @@ def token_notices(state: L.QKVState) -> None:
 
 
 # ---- sections ----------------------------------------------------------------------------------------------------
-def _labels(state: L.QKVState) -> dict[str, tuple[list[str], list[str]]]:
-    return {n: draw.matrix_labels(n, state.tokens, *state.mats[n].shape) for n in L.active_matrices(state.mode)}
+def _labels(state: lesson.QKVState) -> dict[str, tuple[list[str], list[str]]]:
+    return {n: draw.matrix_labels(n, state.tokens, *state.mats[n].shape) for n in lesson.active_matrices(state.mode)}
 
 
-def inputs_head(state: L.QKVState) -> None:
+def inputs_head(state: lesson.QKVState) -> None:
     """The inputs section's title and the cell picker: outside the fragment (see lesson)."""
     st.subheader(t("qkv.sec.inputs" if state.mode == "xw" else "qkv.sec.inputs_direct"))
     st.caption(t("qkv.sec.inputs_help" if state.mode == "xw" else "qkv.sec.inputs_direct_help"))
@@ -110,11 +79,13 @@ def inputs_head(state: L.QKVState) -> None:
     widgets.cell_picker(CELL, _labels(state))
 
 
-def inputs_section(state: L.QKVState) -> None:
-    names = L.active_matrices(state.mode)
+def inputs_section(page: runtime.Page) -> None:
+    state = page.state
+    names = lesson.active_matrices(state.mode)
     labels = _labels(state)
     name, i, j = widgets.picked_cell(CELL, {n: state.mats[n].shape for n in names})
-    widgets.cell_slider(CELL, state.mats[name], name, i, j, _commit_cell)
+    widgets.cell_slider(CELL, state.mats[name], name, i, j,
+                        lambda *cell: page.apply(lesson.with_cell, *cell, place=LIVE))
     wide = max(max(state.mats[n].shape) for n in names) > 8
     cols = st.columns(1 if wide else 2)
     for k, n in enumerate(names):
@@ -125,16 +96,18 @@ def inputs_section(state: L.QKVState) -> None:
     if grids.open:  # built only while open, and only the chosen tab's grid: a grid costs more than all heatmaps
         with grids:
             st.caption(t("qkv.edit_help"))
-            widgets.show_notices(session.pop_notices(GRID), toast=True)
+            page.show_notices(GRID, toast=True)
             tabs = st.tabs(list(names), key=f"qkv.grid_tab.{state.mode}", on_change="rerun")
             for n, tab in zip(names, tabs):
                 if tab.open:
                     with tab:
-                        widgets.matrix_editor(f"qkv.grid.{n}", state.mats[n], *labels[n], name=n,
-                                              commit=_commit_matrix(n), notify=_notify_grid)
+                        widgets.matrix_editor(
+                            f"qkv.grid.{n}", state.mats[n], *labels[n], name=n,
+                            commit=lambda M, n=n: page.apply(lesson.with_matrix, n, M, place=GRID),
+                            notify=lambda code, args: page.notify(code, args, place=GRID))
 
 
-def qkv_section(state: L.QKVState, res: L.QKVResult) -> None:
+def qkv_section(state: lesson.QKVState, res: lesson.QKVResult) -> None:
     st.subheader(t("qkv.sec.qkv"))
     st.caption(t("qkv.sec.qkv_help"))
     widest = max(state.d_k, state.d_v)
@@ -145,7 +118,7 @@ def qkv_section(state: L.QKVState, res: L.QKVResult) -> None:
                               key=f"qkv.fig.{n}_out", highlight_row=state.query if n == "Q" else None)
 
 
-def scores_section(state: L.QKVState, res: L.QKVResult) -> None:
+def scores_section(state: lesson.QKVState, res: lesson.QKVResult) -> None:
     s = res.steps
     toks = list(state.tokens)
     st.subheader(t("qkv.sec.scores"))
@@ -188,12 +161,12 @@ def _percent(w: float) -> str:
     return f"{100 * w:.1f}%" if w >= 5e-4 or w == 0 else "< 0.1%"
 
 
-def query_section(state: L.QKVState, res: L.QKVResult) -> None:
+def query_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVResult) -> None:
     toks = list(state.tokens)
-    session.sync(K["query"], state.query)
     st.subheader(t("qkv.sec.query"))
-    st.selectbox(t("qkv.query"), list(range(state.n)), key=K["query"], format_func=lambda i: f"{i + 1}: {toks[i]}",
-                 on_change=lambda: _set(lambda s, q: L.with_query(s, q)[0], st.session_state[K["query"]]))
+    bind.control(page, st.selectbox, "query", t("qkv.query"), value=state.query,
+                 apply=lambda s, q: lesson.with_query(s, q)[0], options=list(range(state.n)),
+                 format_func=lambda i: f"{i + 1}: {toks[i]}")
     i = state.query
     s = res.steps
     q = res.Q[i]
@@ -227,8 +200,8 @@ def query_section(state: L.QKVState, res: L.QKVResult) -> None:
     st.caption(t("qkv.explain_out"))
 
 
-def preset_notes(state: L.QKVState, res: L.QKVResult) -> None:
-    if state.preset in ("dog", "direct3", "school") and L.is_preset_as_given(state):  # its numbers hold
+def preset_notes(state: lesson.QKVState, res: lesson.QKVResult) -> None:
+    if state.preset in ("dog", "direct3", "school") and lesson.is_preset_as_given(state):  # its numbers hold
         st.info(t(f"qkv.note.{state.preset}"), icon=":material/menu_book:")
     if state.n > 1 and np.all(res.K == res.K[0]):
         st.info(t("qkv.note.same_keys", key="[" + ", ".join(draw.num(v) for v in res.K[0]) + "]", n=state.n,
@@ -236,46 +209,33 @@ def preset_notes(state: L.QKVState, res: L.QKVResult) -> None:
 
 
 # ---- reruns: what a widget changes is what reruns ----------------------------------------------------------------
-# main (full rerun: example, sentence, mode; the frame too)
-#  └─ workbench  st.fragment: sizes and seed change every matrix's shape, so the cell picker is redrawn with them
-#      └─ lesson st.fragment: the cell slider, the grids and the chosen query change numbers, not shapes
-# A fragment rerun does not run the frame: session.publish keeps the address bar and the share panel current.
-@st.fragment
-def lesson() -> None:
+# A full run (the frame too): example, sentence, mode, sizes, seed, the cell picker — they change shapes or the
+# whole setup. The numbers below them are one fragment (page.live): the cell slider, the grids and the chosen query
+# change numbers, not shapes, and rerun only that part (benchmarks/profiles/README.md).
+def numbers(page: runtime.Page) -> None:
     """The numbers: heatmaps of every stage, the grids, the chosen query's arithmetic."""
-    state = session.load(PAGE, share.decode_qkv)
-    session.publish(share.encode_qkv(state))
-    res = L.compute(state)
+    state = page.state
+    res = lesson.compute(state)
     if res is None:
         st.info(t("qkv.no_tokens"), icon=":material/edit_note:")
         return
-    widgets.show_notices(session.pop_notices(LIVE), toast=True)
-    inputs_section(state)
+    page.show_notices(LIVE, toast=True)
+    inputs_section(page)
     if state.mode == "xw":
         qkv_section(state, res)
     scores_section(state, res)
-    query_section(state, res)
+    query_section(page, state, res)
     preset_notes(state, res)
 
 
-@st.fragment
-def workbench() -> None:
-    """The size sliders and seed, the flow of the computation, the cell picker, then the lesson."""
-    size_sliders(session.load(PAGE, share.decode_qkv))
-    state = session.load(PAGE, share.decode_qkv)
+def render(page: runtime.Page) -> None:
+    controls(page)
+    token_notices(page.state)
+    size_sliders(page)
     draw.pipeline_strip()
-    if state.n:
-        inputs_head(state)
-    lesson()
+    if page.state.n:
+        inputs_head(page.state)
+    page.live(numbers)
 
 
-def main() -> None:
-    state = session.load(PAGE, share.decode_qkv)
-    st.title(t("qkv.title"))
-    st.markdown(t("qkv.intro"))
-    widgets.show_notices(session.pop_notices(PAGE))
-    controls(state)
-    token_notices(session.load(PAGE, share.decode_qkv))
-    workbench()
-
-main()
+runtime.run("qkv", render)

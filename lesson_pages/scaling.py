@@ -1,67 +1,42 @@
 """Lesson 2 — scaling and softmax: the 3-books exercise, why √d_k (the variance lab), temperature."""
 from __future__ import annotations
 
-import re
-from dataclasses import replace
-
 import numpy as np
 import streamlit as st
 
-from attention_core import scaling as S
-from attention_core import scaling_lesson as SL
-from ui import draw, session, widgets
+from attention_core import scaling as scaling_math
+from lessons import scaling as lesson
+from ui import bind, draw, runtime
 from ui import figures as F
 from ui.i18n import t
 
-PAGE = "scaling"
 N_SAMPLES = 20_000  # q, k pairs in the variance lab
 N_DRAWS = 1_000  # rows per d_k in the saturation chart
 T_GRID = np.geomspace(0.05, 20.0, 160)
 
 
-def key(name: str) -> str:
-    return f"scaling.{name}"
-
-
 # ---- cached core calls (pure functions of their arguments) -------------------------------------------------------
 @st.cache_data(max_entries=64, show_spinner=False)
 def _variance(d_k: int, seed: int):
-    lab = S.variance_lab(d_k, N_SAMPLES, seed)
+    lab = scaling_math.variance_lab(d_k, N_SAMPLES, seed)
     half = 4.0 * max(np.sqrt(d_k), 1.0)
-    centers, raw = S.density_histogram(lab.raw, -half, half, bins=61)
-    _, scaled = S.density_histogram(lab.scaled, -half, half, bins=61)
+    centers, raw = scaling_math.density_histogram(lab.raw, -half, half, bins=61)
+    _, scaled = scaling_math.density_histogram(lab.scaled, -half, half, bins=61)
     return lab.var_raw, lab.var_scaled, centers, raw, scaled
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _saturation(n_keys: int, seed: int) -> S.SaturationCurves:
-    return S.saturation_curves(S.SATURATION_DKS, n_keys, N_DRAWS, seed)
+def _saturation(n_keys: int, seed: int) -> scaling_math.SaturationCurves:
+    return scaling_math.saturation_curves(scaling_math.SATURATION_DKS, n_keys, N_DRAWS, seed)
 
 
-# ---- state ↔ widgets ------------------------------------------------------------------------------------------------
-def _state() -> SL.ScalingState:
-    return session.load(PAGE, SL.decode)
-
-
-def _set(fn, *args, **kwargs):
-    session.update(PAGE, fn, *args, **kwargs)
-
-
-def _replace(**changes):
-    _set(lambda s: replace(s, **changes))
-
-
-def titles(state: SL.ScalingState) -> list[str]:
+# ---- texts -------------------------------------------------------------------------------------------------------
+def titles(state: lesson.ScalingState) -> list[str]:
     return [x or t(f"scaling.book.default_{i + 1}") for i, x in enumerate(state.titles)]
 
 
-def query_text(state: SL.ScalingState) -> str:
+def query_text(state: lesson.ScalingState) -> str:
     return state.query or t("scaling.book.query_default")
-
-
-def _md(text: str) -> str:
-    """User text inside markdown: shown as typed (no emphasis, links or HTML)."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$])", r"\\\1", text)
 
 
 def pct(w: float) -> str:
@@ -69,56 +44,48 @@ def pct(w: float) -> str:
 
 
 def shares_text(names, weights) -> str:
-    return t("scaling.out.sep").join(f"{_md(n)} {pct(w)}" for n, w in zip(names, weights))
+    return t("scaling.out.sep").join(f"{draw.md_escape(n)} {pct(w)}" for n, w in zip(names, weights))
 
 
-def book_cards(state: SL.ScalingState) -> None:
+def book_cards(page: runtime.Page) -> None:
+    state = page.state
     names = titles(state)
-    session.sync(key("query"), query_text(state))
-    st.text_input(t("scaling.book.query"), key=key("query"), max_chars=SL.MAX_TITLE_CHARS,
-                  help=t("scaling.book.query_help"),
-                  on_change=lambda: _set(SL.with_query, st.session_state[key("query")],
-                                         t("scaling.book.query_default")))
-    dims = [t(f"scaling.book.dim_{j + 1}") for j in range(SL.D_VALUE)]
-    for col, i in zip(st.columns(SL.N_BOOKS), range(SL.N_BOOKS)):
+    bind.control(page, st.text_input, "query", t("scaling.book.query"), value=query_text(state),
+                 apply=lambda s, v: lesson.with_query(s, v, t("scaling.book.query_default")),
+                 max_chars=lesson.MAX_TITLE_CHARS, help=t("scaling.book.query_help"))
+    dims = [t(f"scaling.book.dim_{j + 1}") for j in range(lesson.D_VALUE)]
+    for col, i in zip(st.columns(lesson.N_BOOKS), range(lesson.N_BOOKS)):
         with col, st.container(border=True):
-            tk, sk = key(f"title.{i}"), key(f"score.{i}")
-            session.sync(tk, names[i])
-            session.sync(sk, state.scores[i])
-            st.text_input(t("scaling.book.title", i=i + 1), key=tk, max_chars=SL.MAX_TITLE_CHARS,
-                          help=t("scaling.book.title_help"),
-                          on_change=lambda i=i, tk=tk: _set(SL.with_title, i, st.session_state[tk],
-                                                            t(f"scaling.book.default_{i + 1}")))
-            st.slider(t("scaling.book.score", i=i + 1), min_value=SL.SCORE_MIN, max_value=SL.SCORE_MAX,
-                      step=SL.SCORE_STEP, key=sk, help=t("scaling.book.score_help"),
-                      on_change=lambda i=i, sk=sk: _set(SL.with_score, i, st.session_state[sk]))
+            bind.control(page, st.text_input, f"title.{i}", t("scaling.book.title", i=i + 1), value=names[i],
+                         apply=lambda s, v, i=i: lesson.with_title(s, i, v, t(f"scaling.book.default_{i + 1}")),
+                         max_chars=lesson.MAX_TITLE_CHARS, help=t("scaling.book.title_help"))
+            bind.control(page, st.slider, f"score.{i}", t("scaling.book.score", i=i + 1), value=state.scores[i],
+                         apply=lambda s, v, i=i: lesson.with_score(s, i, v), min_value=lesson.SCORE_MIN,
+                         max_value=lesson.SCORE_MAX, step=lesson.SCORE_STEP, help=t("scaling.book.score_help"))
             st.caption(t("scaling.book.value"))
-            for j, c in enumerate(st.columns(SL.D_VALUE)):
-                vk = key(f"value.{i}.{j}")
-                session.sync(vk, state.values[i][j])
-                c.number_input(dims[j], min_value=-SL.VALUE_LIMIT, max_value=SL.VALUE_LIMIT, step=0.5, key=vk,
-                               format="%.1f",
-                               on_change=lambda i=i, j=j, vk=vk: _set(SL.with_value, i, j, st.session_state[vk]))
+            for j, c in enumerate(st.columns(lesson.D_VALUE)):
+                bind.control(page, c.number_input, f"value.{i}.{j}", dims[j], value=state.values[i][j],
+                             apply=lambda s, v, i=i, j=j: lesson.with_value(s, i, j, v),
+                             min_value=-lesson.VALUE_LIMIT, max_value=lesson.VALUE_LIMIT, step=0.5, format="%.1f")
 
 
-def dk_controls(state: SL.ScalingState) -> None:
-    session.sync(key("dk"), state.d_k)
-    session.sync(key("scale"), state.scaled)
+def dk_controls(page: runtime.Page) -> None:
     c1, c2 = st.columns([3, 1], vertical_alignment="center")
-    c1.select_slider(t("scaling.ctl.dk"), options=list(S.DK_STEPS), key=key("dk"), help=t("scaling.ctl.dk_help"),
-                     on_change=lambda: _replace(d_k=int(st.session_state[key("dk")])))
-    c2.toggle(t("scaling.ctl.scale"), key=key("scale"), help=t("scaling.ctl.scale_help"),
-              on_change=lambda: _replace(scaled=bool(st.session_state[key("scale")])))
+    bind.control(page, c1.select_slider, "dk", t("scaling.ctl.dk"), value=page.state.d_k,
+                 apply=bind.setter("d_k", int), options=list(scaling_math.DK_STEPS), help=t("scaling.ctl.dk_help"))
+    bind.control(page, c2.toggle, "scale", t("scaling.ctl.scale"), value=page.state.scaled,
+                 apply=bind.setter("scaled", bool), help=t("scaling.ctl.scale_help"))
 
 
 # ---- sections ------------------------------------------------------------------------------------------------------
-def books_section(state: SL.ScalingState) -> None:
+def books_section(page: runtime.Page) -> None:
     st.header(t("scaling.sec.books"))
     st.markdown(t("scaling.sec.books_help"))
-    book_cards(state)
-    dk_controls(state)
+    book_cards(page)
+    dk_controls(page)
+    state = page.state
     names = titles(state)
-    mix = S.book_mix(state.scores, state.d_k, state.values, scale=state.scaled)
+    mix = scaling_math.book_mix(state.scores, state.d_k, state.values, scale=state.scaled)
     root = draw.num(np.sqrt(state.d_k))
     st.markdown(t("scaling.out.divide_on" if state.scaled else "scaling.out.divide_off", d_k=state.d_k, root=root))
     vec = lambda a: r"\begin{bmatrix}" + " & ".join(draw.num(v) for v in a) + r"\end{bmatrix}"  # noqa: E731
@@ -130,27 +97,27 @@ def books_section(state: SL.ScalingState) -> None:
     fig = F.scaling_steps(mix.raw, mix.scaled, mix.weights, names, title=t("fig.scaling_steps.title"),
                           panel_titles=(t("fig.scaling_steps.raw"), scaled_title, t("fig.scaling_steps.shares")),
                           hover=t("fig.scaling_steps.hover"))
-    st.plotly_chart(fig, config=draw.PLOT_CONFIG, key=key("fig.steps"), width="stretch")
+    draw.show_figure(fig, key="scaling.fig.steps")
     if mix.weights.max() > 0.99:
         st.warning(t("scaling.out.saturated", top=pct(mix.weights.max())), icon=":material/center_focus_strong:")
     st.caption(t("scaling.out.typical", d_k=state.d_k, root=root))
-    dims = [t(f"scaling.book.dim_{j + 1}") for j in range(SL.D_VALUE)]
+    dims = [t(f"scaling.book.dim_{j + 1}") for j in range(lesson.D_VALUE)]
     fig = F.value_mix(np.array(state.values), mix.weights, mix.output, names, dims, title=t("fig.scaling_mix.title"),
                       out_title=t("fig.scaling_mix.out"), share_text=t("fig.scaling_mix.share"))
-    st.plotly_chart(fig, config=draw.PLOT_CONFIG, key=key("fig.mix"), width="stretch")
+    draw.show_figure(fig, key="scaling.fig.mix")
     terms = " + ".join(draw.num(w) + r"\," + vec(v) for w, v in zip(mix.weights, state.values))
     st.latex("z = " + terms + " = " + vec(mix.output))
     st.caption(t("scaling.out.mix"))
 
 
-def variance_section(state: SL.ScalingState) -> None:
+def variance_section(page: runtime.Page) -> None:
     st.header(t("scaling.sec.variance"))
     st.markdown(t("scaling.sec.variance_help"))
-    session.sync(key("seed"), state.seed)
     c1, c2, c3 = st.columns([1.2, 1, 1])
-    c1.number_input(t("scaling.ctl.seed"), min_value=0, max_value=SL.SEED_MAX, step=1, key=key("seed"),
-                    help=t("scaling.ctl.seed_help"),
-                    on_change=lambda: _replace(seed=int(st.session_state[key("seed")])))
+    bind.control(page, c1.number_input, "seed", t("scaling.ctl.seed"), value=page.state.seed,
+                 apply=bind.setter("seed", int), min_value=0, max_value=lesson.SEED_MAX, step=1,
+                 help=t("scaling.ctl.seed_help"))
+    state = page.state
     var_raw, var_scaled, centers, dens_raw, dens_scaled = _variance(state.d_k, state.seed)
     c2.metric(t("scaling.out.var_raw"), f"{var_raw:.2f}", t("scaling.out.var_theory", v=state.d_k),
               delta_color="off", delta_arrow="off")
@@ -162,13 +129,13 @@ def variance_section(state: SL.ScalingState) -> None:
         row_titles=(t("fig.scaling_var.raw", var=f"{var_raw:.2f}", theory=state.d_k),
                     t("fig.scaling_var.scaled", var=f"{var_scaled:.3f}", d_k=state.d_k)),
         x_title=t("fig.scaling_var.x"), y_title=t("fig.scaling_var.y"))
-    st.plotly_chart(fig, config=draw.PLOT_CONFIG, key=key("fig.var"), width="stretch")
+    draw.show_figure(fig, key="scaling.fig.var")
 
     st.subheader(t("scaling.sec.saturation"))
     st.markdown(t("scaling.sec.saturation_help"))
-    session.sync(key("n"), state.n_keys)
-    st.slider(t("scaling.ctl.n_keys"), min_value=SL.N_KEYS_MIN, max_value=SL.N_KEYS_MAX, step=1, key=key("n"),
-              help=t("scaling.ctl.n_keys_help"), on_change=lambda: _replace(n_keys=int(st.session_state[key("n")])))
+    bind.control(page, st.slider, "n", t("scaling.ctl.n_keys"), value=state.n_keys, apply=bind.setter("n_keys", int),
+                 min_value=lesson.N_KEYS_MIN, max_value=lesson.N_KEYS_MAX, step=1, help=t("scaling.ctl.n_keys_help"))
+    state = page.state
     cur = _saturation(state.n_keys, state.seed)
     fig = F.saturation_chart(
         cur.d_ks, cur.max_raw, cur.max_scaled, cur.entropy_raw, cur.entropy_scaled, n_keys=state.n_keys,
@@ -176,19 +143,19 @@ def variance_section(state: SL.ScalingState) -> None:
         panel_titles=(t("fig.scaling_sat.max"), t("fig.scaling_sat.entropy")),
         legend=(t("fig.scaling_sat.without"), t("fig.scaling_sat.with")), x_title=t("fig.scaling_sat.x"),
         ref_texts=(t("fig.scaling_sat.uniform"), t("fig.scaling_sat.onehot"), t("fig.scaling_sat.current")))
-    st.plotly_chart(fig, config=draw.PLOT_CONFIG, key=key("fig.sat"), width="stretch")
+    draw.show_figure(fig, key="scaling.fig.sat")
 
 
-def temperature_section(state: SL.ScalingState) -> None:
+def temperature_section(page: runtime.Page) -> None:
     st.header(t("scaling.sec.temperature"))
     st.markdown(t("scaling.sec.temperature_help"))
+    bind.control(page, st.select_slider, "T", t("scaling.ctl.temperature"), value=page.state.temperature,
+                 apply=bind.setter("temperature", float), options=list(lesson.TEMPERATURES),
+                 help=t("scaling.ctl.temperature_help"), format_func=lambda v: f"{v:g}")
+    state = page.state
     names = titles(state)
-    session.sync(key("T"), state.temperature)
-    st.select_slider(t("scaling.ctl.temperature"), options=list(SL.TEMPERATURES), key=key("T"),
-                     help=t("scaling.ctl.temperature_help"), format_func=lambda v: f"{v:g}",
-                     on_change=lambda: _replace(temperature=float(st.session_state[key("T")])))
-    w = S.temperature_softmax(state.scores, state.temperature)
-    zero, inf = S.argmax_limit(state.scores), S.uniform_limit(SL.N_BOOKS)
+    w = scaling_math.temperature_softmax(state.scores, state.temperature)
+    zero, inf = scaling_math.argmax_limit(state.scores), scaling_math.uniform_limit(lesson.N_BOOKS)
     st.markdown("### " + t("scaling.out.current", T=f"{state.temperature:g}", shares=shares_text(names, w)))
     st.markdown(t("scaling.out.limit_zero", shares=shares_text(names, zero)) + "  \n"
                 + t("scaling.out.limit_inf", share=pct(inf[0])))
@@ -198,32 +165,27 @@ def temperature_section(state: SL.ScalingState) -> None:
                                  title=t("fig.scaling_temp.bars_title", T=f"{state.temperature:g}"),
                                  legend=(t("fig.scaling_temp.legend_now"), t("fig.scaling_temp.legend_zero"),
                                          t("fig.scaling_temp.legend_inf")))
-        st.plotly_chart(fig, config=draw.PLOT_CONFIG, key=key("fig.tbars"), width="stretch")
+        draw.show_figure(fig, key="scaling.fig.tbars")
     with c2:
         root = float(np.sqrt(state.d_k))
-        fig = F.temperature_chart(T_GRID, S.temperature_sweep(state.scores, T_GRID), names,
+        fig = F.temperature_chart(T_GRID, scaling_math.temperature_sweep(state.scores, T_GRID), names,
                                   current_T=state.temperature, title=t("fig.scaling_temp.title"),
                                   marks=[(root, t("fig.scaling_temp.sqrt_mark"))] if root <= 20 else [],
                                   x_title=t("fig.scaling_temp.x"), y_title=t("fig.scaling_temp.y"),
                                   limit_texts=(t("fig.scaling_temp.limit_zero"), t("fig.scaling_temp.limit_inf")),
                                   current_text=t("fig.scaling_temp.current"))
-        st.plotly_chart(fig, config=draw.PLOT_CONFIG, key=key("fig.tcurve"), width="stretch")
-    at_root = S.temperature_softmax(state.scores, np.sqrt(state.d_k))
+        draw.show_figure(fig, key="scaling.fig.tcurve")
+    at_root = scaling_math.temperature_softmax(state.scores, np.sqrt(state.d_k))
     st.info(t("scaling.sec.temperature_link", d_k=state.d_k, root=draw.num(np.sqrt(state.d_k)),
               shares=shares_text(names, at_root)), icon=":material/thermostat:")
 
 
-def main() -> None:
-    state = _state()
-    st.title(t("scaling.title"))
-    st.markdown(t("scaling.intro"))
-    widgets.show_notices(session.pop_notices(PAGE))
+def render(page: runtime.Page) -> None:
     with st.expander(t("scaling.tip_title"), icon=":material/school:"):
         st.markdown(t("scaling.tips"))
-    books_section(state)
-    variance_section(state)
-    temperature_section(state)
-    session.publish(SL.encode(state))
+    books_section(page)
+    variance_section(page)
+    temperature_section(page)
 
 
-main()
+runtime.run("scaling", render)

@@ -98,9 +98,11 @@ def _heatmap_ready_cached(template: str | None, z: bytes, shape: tuple, *args) -
     return _heatmap_ready(np.frombuffer(z, dtype=np.float64).reshape(shape), *args)
 
 
-def show_figure(spec: dict, *, key: str | None = None) -> None:
-    """st.plotly_chart of a figure given as a plain dict from ui.figures (``*_spec``), full width, PLOT_CONFIG."""
-    st.plotly_chart(_ReadyFigure(_ready(spec)), config=PLOT_CONFIG, key=key, width="stretch")
+def show_figure(figure: dict | go.Figure, *, key: str | None = None) -> None:
+    """The one way a figure reaches the screen: full width, PLOT_CONFIG. ``figure``: a plain dict from
+    ui.figures (``*_spec``, the cheap path), or a go.Figure from a builder not yet written as a spec."""
+    ready = figure.to_dict() if isinstance(figure, go.Figure) else _ready(figure)
+    st.plotly_chart(_ReadyFigure(ready), config=PLOT_CONFIG, key=key, width="stretch")
 
 
 def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: bool = False,
@@ -115,7 +117,7 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
         ready = _heatmap_ready_cached(template, A.tobytes(), A.shape, *args)
     else:  # a Template object as plotly's default is not hashable: built every time
         ready = _heatmap_ready(A, *args)
-    st.plotly_chart(_ReadyFigure(ready), config=PLOT_CONFIG, key=key, width="stretch")
+    st.plotly_chart(_ReadyFigure(ready), config=PLOT_CONFIG, key=key, width="stretch")  # as show_figure
     if caption:
         st.caption(caption)
 

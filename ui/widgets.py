@@ -7,15 +7,21 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attention_core.lessons import CellError, parse_cell_text
+from lessons.cells import Refusal, parse_cell_text
 
 from .draw import md_escape
 from .i18n import t
-from .session import sync
+
+
+def sync(key: str, value) -> None:
+    """Set a widget's session value from the lesson state before the widget is drawn (never pass value= too).
+    Set on every run, even when equal: a widget whose labels change (a language switch) is a new widget to
+    Streamlit and would otherwise show no selection."""
+    st.session_state[key] = value
 
 
 # ---- matrix grid -----------------------------------------------------------------------------------------------
-def _apply_edits(base: np.ndarray, edits: dict, cols: list[str]) -> tuple[np.ndarray, list[tuple[int, int, CellError]]]:
+def _apply_edits(base: np.ndarray, edits: dict, cols: list[str]) -> tuple[np.ndarray, list[tuple[int, int, Refusal]]]:
     out, refused = base.copy(), []
     for i, row in edits.items():
         for col, value in row.items():
@@ -24,7 +30,7 @@ def _apply_edits(base: np.ndarray, edits: dict, cols: list[str]) -> tuple[np.nda
                 continue
             try:
                 out[i_, j] = parse_cell_text(value)
-            except CellError as e:
+            except Refusal as e:
                 refused.append((i_, j, e))
     return out, refused
 
@@ -59,7 +65,7 @@ def matrix_editor(key: str, M: np.ndarray, row_labels: list[str], col_labels: li
     """An editable grid for matrix M. Edits are validated cell by cell (finite, within the cell limit) and passed
     to ``commit``; refused cells keep their old value and ``notify("cell_refused", args)`` is called.
 
-    Cells are text columns, read by :func:`attention_core.lessons.parse_cell_text`: what was typed or pasted
+    Cells are text columns, read by :func:`lessons.cells.parse_cell_text`: what was typed or pasted
     reaches the app as typed (a number column drops the "e" of "1e308" while typing and turns a pasted value it
     cannot hold into an empty cell), so a refusal can quote it, and full-width digits work.
 
@@ -138,19 +144,26 @@ def cell_slider(key: str, M: np.ndarray, name: str, i: int, j: int, commit: Call
 
 
 # ---- notices and share link --------------------------------------------------------------------------------------
+def notice_text(code: str, args: dict) -> str:
+    """A notice in words (the current language). Link text inside it is user text: Markdown-escaped."""
+    args = dict(args)
+    if code == "bad_value":
+        args["reason"] = t(f"reason.{args['reason']}", **(args.pop("extra", {}) or {}))
+    if code == "other_lesson":
+        args["lesson"] = t(f"lesson.{args['lesson']}.title")
+    args = {k: md_escape(v) if isinstance(v, str) else v for k, v in args.items()}
+    return t(f"notice.{code}", **args)
+
+
 def show_notices(notes, *, toast: bool = False) -> None:
-    """Each notice in words: (code, args) pairs or share.Notice values. ``toast``: also pop each one up in the
-    corner of the screen (for notices about something the person may have scrolled away from)."""
+    """Each notice in words: (code, args) pairs or lessons.link.Notice values. ``toast``: also pop each one up in
+    the corner of the screen (for notices about something the person may have scrolled away from)."""
     for n in notes:
         code, args = (n.code, n.args) if hasattr(n, "code") else n
-        args = dict(args)
-        if code == "bad_value":
-            extra = args.pop("extra", {}) or {}
-            args["reason"] = t(f"reason.{args['reason']}", **extra)
-        args = {k: md_escape(v) if isinstance(v, str) else v for k, v in args.items()}  # link text is user text
-        st.warning(t(f"notice.{code}", **args), icon=":material/warning:")
+        text = notice_text(code, args)
+        st.warning(text, icon=":material/warning:")
         if toast:
-            st.toast(t(f"notice.{code}", **args), icon=":material/warning:", duration="long")
+            st.toast(text, icon=":material/warning:", duration="long")
 
 
 def share_panel(url: str | None, query: str, *, key: str) -> None:

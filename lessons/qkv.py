@@ -1,4 +1,5 @@
-"""Lesson presets (data) and the Q·K·V lesson state: which tokens, which sizes, which matrices.
+"""Lesson 1, Q·K·V step by step: presets (data), the lesson state (which tokens, sizes, matrices), its
+transitions and its link.
 
 Every function here is pure: it takes a :class:`QKVState` and returns a new one. Matrices are float64.
 Random matrices come from ``np.random.default_rng`` seeded by (seed, matrix name[, token]), always drawn at the
@@ -7,33 +8,35 @@ embedding row wherever it stands in the sentence.
 """
 from __future__ import annotations
 
-import unicodedata
 import zlib
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
 
-from .attention import AttentionSteps, scaled_dot_product_attention
-from .projection import project_qkv
-from .tokens import MAX_TOKENS, tokenize
+from attention_core import AttentionSteps, project_qkv, scaled_dot_product_attention
+from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
+
+from . import link
+from .base import Lesson
+from .cells import CELL_LIMIT, Refusal, check_cell
+from .link import Notice
 
 __all__ = [
-    "CellError", "DIM_MIN", "DIM_MAX", "SEED_MAX", "CELL_LIMIT", "PRESETS", "Preset", "QKVState", "QKVResult",
-    "ROW_MATRICES", "matrix_shape", "active_matrices", "default_state", "baseline_matrix", "with_preset", "with_text",
-    "with_sizes", "with_seed", "with_mode", "with_query", "with_matrix", "with_cell", "check_cell", "parse_cell_text",
-    "is_preset_as_given", "compute",
+    "DIM_MIN", "DIM_MAX", "SEED_MAX", "PRESETS", "Preset", "QKVState", "QKVResult", "ROW_MATRICES", "MATRICES",
+    "matrix_shape", "state_shape", "active_matrices", "default_state", "baseline_matrix", "with_preset", "with_text",
+    "with_sizes", "with_seed", "with_mode", "with_query", "with_matrix", "with_cell", "is_preset_as_given",
+    "compute", "arrays", "LINK", "LESSON",
 ]
 
 DIM_MIN, DIM_MAX = 1, 16
 SEED_MAX = 9999
-CELL_LIMIT = 1000.0
-"""Largest |value| a matrix cell may hold: keeps every product finite (16·1000² per entry at most)."""
 X_SCALE, W_SCALE = 1.0, 0.5  # standard deviations of random token vectors and weight entries
 
 ROW_MATRICES = ("X", "Q", "K", "V")  # one row per token (Q, K, V only in direct mode)
 XW_MATRICES = ("X", "W_Q", "W_K", "W_V")
 DIRECT_MATRICES = ("Q", "K", "V")
+MATRICES = XW_MATRICES + DIRECT_MATRICES
 
 
 @dataclass(frozen=True)
@@ -277,16 +280,24 @@ def with_seed(state: QKVState, seed: int) -> QKVState:
 
 
 def with_mode(state: QKVState, mode: str) -> QKVState:
-    """Switch between "xw" and "direct". Entering direct mode starts Q, K, V at the current X·W, so the numbers
-    continue; going back to "xw" keeps X and W as they were. Raises ValueError for another mode."""
+    """Switch between "xw" and "direct"; the edits of both modes are kept (and carried by the link).
+
+    Entering direct mode starts Q, K, V at the current X·W so the numbers continue, unless Q, K and V hold
+    edits of their own from an earlier visit (they differ from their baseline): those are kept. Going back to
+    "xw" keeps X and W as they were. Raises ValueError for another mode."""
     if mode not in ("xw", "direct"):
         raise ValueError(f"mode must be 'xw' or 'direct', got {mode!r}")
     if mode == state.mode:
         return state
     mats = dict(state.mats)
-    if mode == "direct" and state.n:
+    if mode == "direct" and state.n and not direct_edited(state):
         mats.update(zip(DIRECT_MATRICES, project_qkv(mats["X"], mats["W_Q"], mats["W_K"], mats["W_V"])))
     return replace(state, mode=mode, mats=mats)
+
+
+def direct_edited(state: QKVState) -> bool:
+    """True when Q, K or V differs from its baseline: edits typed in direct mode (kept when switching modes)."""
+    return any(not np.array_equal(state.mats[n], baseline_matrix(state, n)) for n in DIRECT_MATRICES)
 
 
 def with_query(state: QKVState, query: int) -> tuple[QKVState, bool]:
@@ -298,58 +309,6 @@ def with_query(state: QKVState, query: int) -> tuple[QKVState, bool]:
     return replace(state, query=min(max(q, 0), hi)), clamped
 
 
-class CellError(ValueError):
-    """A refused value. ``code`` names the reason in the language tables (reason.<code>); ``args`` fill it."""
-
-    def __init__(self, code: str, **args):
-        super().__init__(f"{code}: {args}")
-        self.code, self.args_ = code, args
-
-
-def check_cell(value) -> float:
-    """A typed cell value as float.
-
-    Raises:
-        CellError (a ValueError) with code "not_number", "not_finite" or "too_big" (|value| > CELL_LIMIT).
-    """
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise CellError("not_number", value=str(value)[:40]) from None
-    if not np.isfinite(v):
-        raise CellError("not_finite", value=str(value)[:40])
-    if abs(v) > CELL_LIMIT:
-        raise CellError("too_big", value=f"{v:g}", limit=f"{CELL_LIMIT:g}")
-    return v + 0.0
-
-
-_MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u30fc": "-"})
-
-
-def parse_cell_text(text) -> float:
-    """A number a person typed or pasted into a grid cell, as float.
-
-    Full-width characters are read as their ASCII forms (NFKC: 「１．５」 → 1.5) and the minus look-alikes a
-    Japanese keyboard produces (− ‒ – — ー) as "-"; surrounding spaces are ignored. Everything else goes through
-    :func:`check_cell`.
-
-    Raises:
-        CellError with code "empty" (None, or only spaces: an emptied cell), or any code of :func:`check_cell`
-        (whose ``value`` argument quotes the text as typed, at most 40 characters).
-    """
-    if text is None or (isinstance(text, str) and not text.strip()):
-        raise CellError("empty")
-    if not isinstance(text, str):
-        return check_cell(text)
-    plain = unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS).strip()
-    try:
-        return check_cell(plain)
-    except CellError as e:
-        if "value" in e.args_ and e.code != "too_big":
-            e.args_["value"] = text.strip()[:40]
-        raise
-
-
 def with_matrix(state: QKVState, name: str, M) -> QKVState:
     """Replace matrix ``name`` (same shape; every value must pass :func:`check_cell`). Raises ValueError."""
     arr = np.array(M, dtype=np.float64)
@@ -357,8 +316,8 @@ def with_matrix(state: QKVState, name: str, M) -> QKVState:
         raise ValueError(f"{name} must have shape {state_shape(state, name)}, got {arr.shape}")
     for (i, j), v in np.ndenumerate(arr):
         try:
-            check_cell(v)
-        except CellError as e:
+            check_cell(float(v))
+        except Refusal as e:
             e.args_.update(matrix=name, row=i, col=j)
             raise
     return replace(state, mats={**state.mats, name: arr + 0.0})
@@ -398,4 +357,61 @@ def compute(state: QKVState) -> QKVResult | None:
     return QKVResult(Q, K, V, scaled_dot_product_attention(Q, K, V))
 
 
-assert all(len(p.text.split()) <= MAX_TOKENS for p in PRESETS.values())
+
+
+def arrays(state: QKVState) -> dict[str, np.ndarray]:
+    """What the page shows, by name: the matrices of the active mode (inputs) and, with at least one token, the
+    projections Q, K, V (xw mode; typed in direct mode) and every attention step (Vaswani et al. 2017, eq. 1):
+    scores = QKᵀ (n, n), scaled_scores = scores/√d_k, weights = softmax (rows sum to 1), output = weights·V."""
+    out = {name: state.mats[name] for name in active_matrices(state.mode)}
+    res = compute(state)
+    if res is not None:
+        out.update(Q=res.Q, K=res.K, V=res.V, scores=res.steps.scores, scaled_scores=res.steps.scaled_scores,
+                   weights=res.steps.weights, output=res.steps.output)
+    return out
+
+
+# ---- link ---------------------------------------------------------------------------------------------------------
+# Version 2: qkv=2 p=<preset> [t=<sentence>] dm dk dv s m q, and each matrix that differs from what the preset and
+# seed give (of both modes, so switching modes after opening a link loses nothing). Version 1 (v=1, the same keys
+# without the envelope) is read by the same fields.
+LINK = link.LinkSchema(
+    namespace="qkv", version=2, legacy=("1",),
+    fields=(link.Choice("p", tuple(PRESETS)), link.Text("t", MAX_TEXT_CHARS),
+            link.Int("dm", DIM_MIN, DIM_MAX), link.Int("dk", DIM_MIN, DIM_MAX), link.Int("dv", DIM_MIN, DIM_MAX),
+            link.Int("s", 0, SEED_MAX), link.Choice("m", ("xw", "direct")), link.Int("q", 0, 10**6)),
+    matrices=tuple(link.Matrix(name) for name in MATRICES),
+)
+
+
+def to_link(state: QKVState) -> dict:
+    p = PRESETS[state.preset]
+    out = {"p": state.preset}
+    if state.text != p.text:
+        out["t"] = state.text
+    out.update(dm=state.d_model, dk=state.d_k, dv=state.d_v, s=state.seed, m=state.mode, q=state.query)
+    for name in MATRICES:
+        M = state.mats[name]
+        if M.size and not np.array_equal(M, baseline_matrix(state, name)):
+            out[name] = M
+    return out
+
+
+def from_link(values: dict) -> tuple[QKVState, list[Notice]]:
+    """The state of a link's valid fields; what is missing comes from the preset (the seed 0, the query 0).
+    A query past the sentence's end is clamped to its last token with a ``query_clamped`` notice."""
+    base = PRESETS[values.get("p", "dog")]
+    state = _fresh(base.key, values.get("t", base.text), values.get("dm", base.d_model), values.get("dk", base.d_k),
+                   values.get("dv", base.d_v), values.get("s", 0), values.get("m", base.mode), 0)
+    asked = values.get("q", 0)
+    state, clamped = with_query(state, asked)
+    notices = [Notice("query_clamped", {"asked": asked + 1, "used": state.query + 1})] if clamped and state.n else []
+    return state, notices
+
+
+def with_matrices(state: QKVState, mats: dict) -> QKVState:
+    return replace(state, mats={**state.mats, **{k: v + 0.0 for k, v in mats.items()}})
+
+
+LESSON = Lesson(key="qkv", icon=":material/calculate:", default_state=default_state, link=LINK, to_link=to_link,
+                from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices)

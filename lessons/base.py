@@ -1,0 +1,82 @@
+"""The lesson contract: what every lesson declares once. NumPy only.
+
+A lesson is a :class:`Lesson` value in ``lessons.REGISTRY``. Its ``key`` is the URL path (``/<key>``), the prefix of
+its texts in the language tables (``lesson.<key>.*`` and its own ``<key>.*``), the prefix of its widget keys, and the
+namespace of its link (``<key>=<version>``). Its state is one frozen value; every change is a pure function
+state → state (a *transition*) in the lesson's module. The router, the home page, the link codec, the contract
+tests and the export/compare/quiz features rely only on what is declared here.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import link
+from .link import LinkSchema, Notice
+
+__all__ = ["Lesson"]
+
+
+def _no_matrices(state, matrices):
+    return state
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One lesson's declaration.
+
+    Attributes:
+        key: URL path, text prefix, widget-key prefix and link namespace (lowercase ASCII).
+        icon: the router's icon (a Material Symbols name, e.g. ":material/calculate:").
+        default_state: () → the state a first visit without a link opens with.
+        link: the link schema (fields, matrices, version, legacy versions).
+        to_link: state → {field key: value} for the fields (and matrices) the state needs in its link;
+            omitted keys mean "the default" and must decode to it.
+        from_link: {field key: value} of the valid scalar fields present → (state, notices).
+        arrays: state → {name: float64 array}, the matrices and vectors the lesson shows (export, compare and
+            quiz read these, and the contract tests compare them).
+        matrix_shape: (state, matrix key) → (rows, cols) for the schema's matrices.
+        with_matrices: (state, {matrix key: array}) → state with those matrices placed.
+        page: the page file (default ``lesson_pages/<key>.py``).
+    """
+
+    key: str
+    icon: str
+    default_state: Callable[[], object]
+    link: LinkSchema
+    to_link: Callable[[object], dict]
+    from_link: Callable[[dict], tuple[object, list[Notice]]]
+    arrays: Callable[[object], dict[str, np.ndarray]]
+    matrix_shape: Callable[[object, str], tuple[int, int]] | None = None
+    with_matrices: Callable[[object, dict], object] = _no_matrices
+    page: str = ""
+
+    def __post_init__(self):
+        if not self.key.isascii() or not self.key.isidentifier() or self.key != self.key.lower():
+            raise ValueError(f"a lesson key must be a lowercase ASCII identifier, got {self.key!r}")
+        if self.link.namespace != self.key:
+            raise ValueError(f"lesson {self.key!r}: its link namespace must be its key, got {self.link.namespace!r}")
+        if not self.page:
+            object.__setattr__(self, "page", f"lesson_pages/{self.key}.py")
+
+    def encode(self, state) -> dict[str, str]:
+        """State → query parameters (strings), the envelope first."""
+        return link.write(self.link, self.to_link(state))
+
+    def decode(self, params: Mapping, other_namespaces=()) -> tuple[object, list[Notice]]:
+        """Query parameters → (state, notices). Never raises: what cannot be used falls back to the default with
+        a notice. ``other_namespaces``: the other lessons' keys, so their links are recognised as theirs."""
+        env = link.read_envelope(self.link, params, other_namespaces)
+        if not env.readable:
+            return self.default_state(), list(env.notices)
+        values, notices = link.read_fields(self.link.fields, env.params)
+        state, notes = self.from_link(values)
+        notices += notes
+        if self.link.matrices:
+            mats, notes = link.read_matrices(self.link.matrices, env.params,
+                                             lambda name: self.matrix_shape(state, name))
+            notices += notes
+            state = self.with_matrices(state, mats)
+        return state, notices + link.unknown_keys(self.link, env.params)

@@ -1,0 +1,89 @@
+"""Numbers a person types or a link carries into a matrix cell: one set of rules for every lesson.
+
+NumPy only. A refused value raises :class:`Refusal` (a ValueError) whose ``code`` names the reason in the language
+tables (``reason.<code>``) and whose ``args`` fill it, so the page can say in words what was wrong.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import numpy as np
+
+__all__ = ["CELL_LIMIT", "Refusal", "check_cell", "parse_number", "parse_cell_text"]
+
+CELL_LIMIT = 1000.0
+"""Largest |value| a matrix cell may hold: keeps every product finite (16·1000² per entry at most)."""
+
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+"""What a person means as a number: 1, -2.5, .5, 3., 1e-3. Not Python's extras (1_0, 0x1f, 'infinity')."""
+_NOT_FINITE = re.compile(r"^[+-]?(nan|inf|infinity|∞)$", re.I)
+_MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u30fc": "-"})
+
+
+class Refusal(ValueError):
+    """A refused value. ``code`` names the reason in the language tables (reason.<code>); ``args`` fill it."""
+
+    def __init__(self, code: str, **args):
+        super().__init__(f"{code}: {args}")
+        self.code, self.args_ = code, args
+
+
+def check_cell(value) -> float:
+    """A cell value (a number, or a string a machine wrote, e.g. a link) as float64.
+
+    Strings must be plain decimals (``_NUMBER``): "1_0", "0x10" or " 1 2" are refused although Python's float()
+    takes some of them.
+
+    Raises:
+        Refusal with code "not_number", "not_finite" or "too_big" (|value| > CELL_LIMIT).
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if _NOT_FINITE.match(text):
+            raise Refusal("not_finite", value=value[:40])
+        if not _NUMBER.match(text):
+            raise Refusal("not_number", value=value[:40])
+        value = text
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise Refusal("not_number", value=str(value)[:40]) from None
+    if not np.isfinite(v):
+        raise Refusal("not_finite", value=str(value)[:40])
+    if abs(v) > CELL_LIMIT:
+        raise Refusal("too_big", value=f"{v:g}", limit=f"{CELL_LIMIT:g}")
+    return v + 0.0  # -0.0 → 0.0
+
+
+def parse_number(text: str) -> float | None:
+    """A plain decimal string as float, or None (not of that form, or not finite). No limit applied."""
+    text = text.strip()
+    if not _NUMBER.match(text):
+        return None
+    v = float(text)
+    return v if np.isfinite(v) else None
+
+
+def parse_cell_text(text) -> float:
+    """A number a person typed or pasted into a grid cell, as float.
+
+    Full-width characters are read as their ASCII forms (NFKC: 「１．５」 → 1.5) and the minus look-alikes a
+    Japanese keyboard produces (− ‒ – — ー) as "-"; surrounding spaces are ignored. Everything else goes through
+    :func:`check_cell`.
+
+    Raises:
+        Refusal with code "empty" (None, or only spaces: an emptied cell), or any code of :func:`check_cell`
+        (whose ``value`` argument quotes the text as typed, at most 40 characters).
+    """
+    if text is None or (isinstance(text, str) and not text.strip()):
+        raise Refusal("empty")
+    if not isinstance(text, str):
+        return check_cell(text)
+    plain = unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS).strip()
+    try:
+        return check_cell(plain)
+    except Refusal as e:
+        if "value" in e.args_ and e.code != "too_big":
+            e.args_["value"] = text.strip()[:40]
+        raise

@@ -1,0 +1,374 @@
+"""The one link codec: a lesson's state ⇄ URL query parameters, declared as fields. NumPy only.
+
+A link is a flat set of query parameters, each key once, each value one string:
+
+    <lesson key>=<version>  then one parameter per field that the state needs (see each lesson's schema)
+
+The first parameter is the envelope: it says which lesson the link belongs to and in which version, so a page
+never reads another lesson's parameters (a page opened with another lesson's link says so and opens its own
+default). Links made before the envelope (``v=1``) are read by the same fields when a schema lists "1" in
+``legacy``. ``lang`` (the frame's) and Streamlit's ``embed`` options are not a lesson's and are ignored here.
+
+Decoding never raises and never allocates beyond the limits below: a malformed, unknown, oversized or
+out-of-range value falls back to the default and yields a :class:`Notice`, whose ``code`` names a message in the
+language tables (``notice.<code>``) and whose ``args`` fill it. Notice codes of this module:
+``link_too_long``, ``link_too_many``, ``link_version``, ``other_lesson``, ``unknown_keys``, ``bad_value``
+(args ``param``, ``value``, ``reason`` = a ``reason.<code>`` of the tables, ``extra`` = that reason's args),
+``rounded`` (args ``param``, ``value``, ``used``).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .cells import Refusal, check_cell, parse_number
+
+__all__ = [
+    "MAX_QUERY_CHARS", "MAX_VALUE_CHARS", "MAX_PARAMS", "IGNORED_KEYS", "Notice", "Field", "Int", "Choice", "Flag",
+    "Decimal", "Text", "Vector", "Matrix", "LinkSchema", "Envelope", "read_envelope", "read_fields",
+    "read_matrices", "write", "format_number", "encode_matrix",
+]
+
+MAX_QUERY_CHARS = 20_000
+"""Longest whole query string read at all, summed over keys and values (a 16×16 matrix needs about 1,300)."""
+MAX_VALUE_CHARS = 6_000
+"""Longest single parameter read at all."""
+MAX_PARAMS = 100
+"""Most parameters read at all (a lesson's link has a few dozen at most)."""
+IGNORED_KEYS = frozenset({"lang", "embed", "embed_options"})
+LEGACY_VERSION_KEY = "v"
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something a link (or a widget) asked for that could not be honoured, to be said in words."""
+
+    code: str
+    args: dict = field(default_factory=dict)
+
+
+def format_number(v: float) -> str:
+    """Shortest decimal that reads back as the same float64 ("0.5", "3", "-1.25", "1e-07")."""
+    r = repr(float(v) + 0.0)
+    return r[:-2] if r.endswith(".0") else r
+
+
+# ---- fields ---------------------------------------------------------------------------------------------------
+class Field:
+    """One query parameter. ``parse`` turns its text into a value or raises :class:`Refusal`; ``format`` turns
+    a value into text that ``parse`` reads back to the same value."""
+
+    key: str
+
+    def parse(self, raw: str):
+        raise NotImplementedError
+
+    def format(self, value) -> str:
+        return str(value)
+
+    def read(self, raw: str) -> tuple[object, Notice | None]:
+        """(value, an optional notice about an accepted but adjusted value)."""
+        return self.parse(raw), None
+
+
+_INT = re.compile(r"^[+-]?\d{1,7}$")
+
+
+@dataclass(frozen=True)
+class Int(Field):
+    """An integer in lo..hi (and in ``allowed`` when given: e.g. the powers of two of a select slider)."""
+
+    key: str
+    lo: int
+    hi: int
+    allowed: tuple[int, ...] | None = None
+
+    def parse(self, raw: str) -> int:
+        if not _INT.match(raw.strip()):
+            raise Refusal("invalid")
+        v = int(raw)
+        if not self.lo <= v <= self.hi or (self.allowed is not None and v not in self.allowed):
+            raise Refusal("invalid")
+        return v
+
+
+@dataclass(frozen=True)
+class Choice(Field):
+    """One of a fixed set of words."""
+
+    key: str
+    choices: tuple[str, ...]
+
+    def parse(self, raw: str) -> str:
+        if raw not in self.choices:
+            raise Refusal("invalid")
+        return raw
+
+
+@dataclass(frozen=True)
+class Flag(Field):
+    """On ("1") or off ("0")."""
+
+    key: str
+
+    def parse(self, raw: str) -> bool:
+        if raw not in ("0", "1"):
+            raise Refusal("invalid")
+        return raw == "1"
+
+    def format(self, value) -> str:
+        return "1" if value else "0"
+
+
+@dataclass(frozen=True)
+class Decimal(Field):
+    """A number in lo..hi; with ``step``, snapped to that grid (a notice says so when it moved); with
+    ``allowed``, one of those values (within 1e-9)."""
+
+    key: str
+    lo: float
+    hi: float
+    step: float | None = None
+    allowed: tuple[float, ...] | None = None
+
+    def snap(self, v: float) -> float:
+        if self.step is None:
+            return v + 0.0
+        return round(round(v / self.step) * self.step, 6) + 0.0
+
+    def parse(self, raw: str) -> float:
+        return self.read(raw)[0]
+
+    def read(self, raw: str) -> tuple[float, Notice | None]:
+        v = parse_number(raw)
+        if v is None or not self.lo <= v <= self.hi:
+            raise Refusal("invalid")
+        if self.allowed is not None:
+            match = [a for a in self.allowed if abs(a - v) < 1e-9]
+            if not match:
+                raise Refusal("invalid")
+            return match[0], None
+        snapped = self.snap(v)
+        note = None
+        if abs(snapped - v) > 1e-9:
+            note = Notice("rounded", {"param": self.key, "value": raw[:40], "used": format_number(snapped)})
+        return snapped, note
+
+    def format(self, value) -> str:
+        return format_number(value)
+
+
+def _has_control(s: str) -> bool:
+    return any(ord(ch) < 32 or ord(ch) == 127 for ch in s)
+
+
+@dataclass(frozen=True)
+class Text(Field):
+    """Text of at most ``max_chars`` characters (characters, not bytes), without control characters; kept
+    exactly as typed (pages escape it where they draw it). ``strip``: surrounding spaces dropped."""
+
+    key: str
+    max_chars: int
+    strip: bool = False
+
+    def parse(self, raw: str) -> str:
+        s = raw.strip() if self.strip else raw
+        if _has_control(s):
+            raise Refusal("control")
+        if len(s) > self.max_chars:
+            raise Refusal("too_long", n=len(s), max=self.max_chars)
+        return s
+
+
+@dataclass(frozen=True)
+class Vector(Field):
+    """``n`` numbers "v,v,v", each a plain decimal within ±limit."""
+
+    key: str
+    n: int
+    limit: float
+
+    def parse(self, raw: str) -> tuple[float, ...]:
+        parts = raw.split(",")
+        if len(parts) != self.n:
+            raise Refusal("count", got=len(parts), want=self.n)
+        out = []
+        for p in parts:
+            v = parse_number(p)
+            if v is None:
+                raise Refusal("not_number", value=p.strip()[:40])
+            if abs(v) > self.limit:
+                raise Refusal("too_big", value=f"{v:g}", limit=f"{self.limit:g}")
+            out.append(v + 0.0)
+        return tuple(out)
+
+    def format(self, value) -> str:
+        return ",".join(format_number(x) for x in value)
+
+
+_SHAPE = re.compile(r"^(\d{1,2})x(\d{1,2}):(.*)$", re.S)
+
+
+def encode_matrix(M) -> str:
+    """(r, c) float matrix → "<r>x<c>:v,v,..." row-major, shortest round-trip decimals ("2x2:1,0.5,0,-3")."""
+    a = np.asarray(M, dtype=np.float64)
+    return f"{a.shape[0]}x{a.shape[1]}:" + ",".join(format_number(v) for v in a.ravel())
+
+
+@dataclass(frozen=True)
+class Matrix(Field):
+    """A matrix "<r>x<c>:v,v,..." whose shape comes from the state (``Lesson.matrix_shape``); every value passes
+    :func:`lessons.cells.check_cell`."""
+
+    key: str
+
+    def parse_shaped(self, raw: str, shape: tuple[int, int]) -> np.ndarray:
+        m = _SHAPE.match(raw)
+        if not m:
+            raise Refusal("format")
+        r, c = int(m.group(1)), int(m.group(2))
+        if (r, c) != tuple(shape):
+            raise Refusal("shape", got=f"{r}x{c}", want=f"{shape[0]}x{shape[1]}")
+        parts = m.group(3).split(",") if m.group(3) else []
+        if len(parts) != r * c:
+            raise Refusal("count", got=len(parts), want=r * c)
+        vals = [check_cell(p) for p in parts]
+        return np.array(vals, dtype=np.float64).reshape(r, c) if r * c else np.zeros((r, c))
+
+    def format(self, value) -> str:
+        return encode_matrix(value)
+
+
+# ---- the schema and its envelope ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LinkSchema:
+    """A lesson's link: ``namespace`` (the lesson's key) and ``version`` form the envelope; ``fields`` are read
+    first, ``matrices`` after the state they size is built; ``legacy``: older ``v=<x>`` versions these same
+    fields still read (version 1 links had no namespace)."""
+
+    namespace: str
+    version: int
+    fields: tuple[Field, ...]
+    matrices: tuple[Matrix, ...] = ()
+    legacy: tuple[str, ...] = ()
+
+    @property
+    def keys(self) -> frozenset[str]:
+        return frozenset(f.key for f in self.fields + self.matrices)
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """What :func:`read_envelope` found. ``readable``: go on reading the fields of ``params`` (cleaned:
+    strings, without the envelope and the ignored keys)."""
+
+    readable: bool
+    params: dict
+    notices: tuple[Notice, ...] = ()
+
+
+def _bad(key: str, raw: str, e: Refusal) -> Notice:
+    return Notice("bad_value", {"param": key[:20], "value": raw[:40], "reason": e.code, "extra": dict(e.args_)})
+
+
+def read_envelope(schema: LinkSchema, params: Mapping, other_namespaces=()) -> Envelope:
+    """Check the whole query before any field is read: size limits, which lesson, which version."""
+    try:
+        items = [(str(k), str(v)) for k, v in dict(params).items()]
+    except Exception:  # not a mapping of strings
+        return Envelope(False, {}, (Notice("link_version", {"v": "?"}),))
+    if len(items) > MAX_PARAMS:
+        return Envelope(False, {}, (Notice("link_too_many", {"n": len(items), "max": MAX_PARAMS}),))
+    total = sum(len(k) + len(v) for k, v in items)
+    if total > MAX_QUERY_CHARS:
+        return Envelope(False, {}, (Notice("link_too_long", {"n": total, "max": MAX_QUERY_CHARS}),))
+    clean = {k: v for k, v in items if k not in IGNORED_KEYS}
+    if not clean:
+        return Envelope(False, {})
+    ns = schema.namespace
+    if ns in clean:
+        version = clean.pop(ns)
+        if version != str(schema.version):
+            return Envelope(False, {}, (Notice("link_version", {"v": version[:20]}),))
+        return Envelope(True, clean)
+    others = [k for k in clean if k in other_namespaces]
+    if others:
+        return Envelope(False, {}, (Notice("other_lesson", {"lesson": others[0]}),))
+    if LEGACY_VERSION_KEY in clean and clean[LEGACY_VERSION_KEY] in schema.legacy:
+        clean.pop(LEGACY_VERSION_KEY)
+        return Envelope(True, clean)
+    if LEGACY_VERSION_KEY in clean:
+        return Envelope(False, {}, (Notice("link_version", {"v": clean[LEGACY_VERSION_KEY][:20]}),))
+    if schema.legacy:  # a version-1 link could omit v=1: read it as one
+        return Envelope(True, clean)
+    return Envelope(False, {}, (Notice("link_version", {"v": "?"}),))
+
+
+def _too_long(key: str, raw: str) -> Notice | None:
+    if len(raw) > MAX_VALUE_CHARS:
+        return _bad(key, "", Refusal("too_long", n=len(raw), max=MAX_VALUE_CHARS))
+    return None
+
+
+def read_fields(fields, params: Mapping[str, str]) -> tuple[dict, list[Notice]]:
+    """The valid values of the fields present in ``params`` ({field key: value}) and a notice for each refused
+    one. Fields absent from ``params`` are absent from the result (the lesson's default applies)."""
+    values, notices = {}, []
+    for f in fields:
+        raw = params.get(f.key)
+        if raw is None:
+            continue
+        long = _too_long(f.key, raw)
+        if long:
+            notices.append(long)
+            continue
+        try:
+            values[f.key], note = f.read(raw)
+        except Refusal as e:
+            notices.append(_bad(f.key, raw, e))
+            continue
+        if note:
+            notices.append(note)
+    return values, notices
+
+
+def read_matrices(matrices, params: Mapping[str, str], shape_of: Callable[[str], tuple[int, int]]):
+    """Like :func:`read_fields` for matrix fields, each checked against ``shape_of(key)``."""
+    values, notices = {}, []
+    for f in matrices:
+        raw = params.get(f.key)
+        if raw is None:
+            continue
+        long = _too_long(f.key, raw)
+        if long:
+            notices.append(long)
+            continue
+        try:
+            values[f.key] = f.parse_shaped(raw, shape_of(f.key))
+        except Refusal as e:
+            notices.append(_bad(f.key, raw, e))
+    return values, notices
+
+
+def unknown_keys(schema: LinkSchema, params: Mapping[str, str]) -> list[Notice]:
+    unknown = sorted(set(params) - schema.keys)
+    if not unknown:
+        return []
+    return [Notice("unknown_keys", {"keys": ", ".join(k[:20] for k in unknown[:5])})]
+
+
+def write(schema: LinkSchema, values: Mapping[str, object]) -> dict[str, str]:
+    """Field values (and matrices) → query parameters: the envelope first, then each given field in schema
+    order. Raises KeyError for a key the schema does not declare."""
+    by_key = {f.key: f for f in schema.fields + schema.matrices}
+    unknown = set(values) - set(by_key)
+    if unknown:
+        raise KeyError(f"not fields of {schema.namespace}'s link: {sorted(unknown)}")
+    out = {schema.namespace: str(schema.version)}
+    for key, f in by_key.items():
+        if key in values:
+            out[key] = f.format(values[key])
+    return out

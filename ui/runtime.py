@@ -1,0 +1,132 @@
+"""One page's run, written once for every lesson: first visit → state from the URL → notices → render → link.
+
+A lesson's state (a frozen value from ``lessons``) lives in ``st.session_state`` and is the single source of truth:
+widgets never hold state of their own (see ``ui.bind``), so values survive page switches (K12) and a language
+change. A page file calls :func:`run` with its lesson and a render function; render reads ``page.state`` and
+draws. What a link could not give, or a refused edit, becomes a notice shown in words where the person looks.
+
+Reruns. A full run goes through app.py (the frame) and writes the page's link into the address bar and the share
+panel after the page ran. A rerun of an ``st.fragment`` (see :meth:`Page.live`) does not run the frame: the link
+is written by :meth:`Page.publish` itself, and while the sidebar's share panel is open (it shows the link, and a
+fragment cannot redraw the sidebar) the whole app is rerun so the panel shows the new link.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+import lessons
+from lessons import Lesson
+from lessons.cells import Refusal
+
+from .i18n import DEFAULT_LANG, t
+from .widgets import show_notices
+
+SHARE_KEY = "_share_params"
+SHARE_PANEL_KEY = "frame.share"  # the sidebar's share panel (an expander): True while it is open
+FRAME_RUNNING = "_frame_running"  # True while app.py runs: a page's code running without it is a fragment rerun
+FRAME = "frame"  # notice place of the frame (the sidebar)
+
+
+def push_notices(place: str, notes) -> None:
+    """Queue notices (lessons.link.Notice values or (code, args) pairs) for the next :func:`pop_notices`."""
+    st.session_state.setdefault(f"{place}:notices", []).extend(notes)
+
+
+def pop_notices(place: str) -> list:
+    return st.session_state.pop(f"{place}:notices", [])
+
+
+def url_params() -> dict[str, str]:
+    """What the URL holds: the language, then the current page's link parameters."""
+    return {"lang": st.session_state.get("lang", DEFAULT_LANG), **st.session_state.get(SHARE_KEY, {})}
+
+
+class Page:
+    """A lesson page during one run: its state, its widget keys, its notices and its link."""
+
+    def __init__(self, lesson: Lesson):
+        self.lesson = lesson
+        self._state_key = f"{lesson.key}:state"
+
+    # ---- state ----
+    @property
+    def state(self):
+        """The lesson's state. On the session's first visit it is decoded from the URL (a shared link); notices
+        about what the link could not give are queued for the top of the page."""
+        if self._state_key not in st.session_state:
+            params = {k: st.query_params.get(k) for k in st.query_params.keys()}
+            others = [x.key for x in lessons.REGISTRY if x.key != self.lesson.key]
+            state, notes = self.lesson.decode(params, others)
+            st.session_state[self._state_key] = state
+            self.notify_all(notes)
+        return st.session_state[self._state_key]
+
+    @state.setter
+    def state(self, value) -> None:
+        st.session_state[self._state_key] = value
+
+    def apply(self, transition: Callable, *args, place: str = "top", **kwargs) -> bool:
+        """state = transition(state, *args, **kwargs). A :class:`~lessons.cells.Refusal` leaves the state as it
+        was and becomes a ``value_refused`` notice at ``place``. Returns True when the state changed."""
+        try:
+            new = transition(self.state, *args, **kwargs)
+        except Refusal as e:
+            self.notify("value_refused", {"reason": t(f"reason.{e.code}", **e.args_)}, place=place)
+            return False
+        self.state = new
+        return True
+
+    # ---- widget keys and notices ----
+    def key(self, name: str) -> str:
+        """A widget's key: language-neutral and prefixed with the lesson's key."""
+        return f"{self.lesson.key}.{name}"
+
+    def notify(self, code: str, args: dict | None = None, *, place: str = "top") -> None:
+        push_notices(f"{self.lesson.key}:{place}", [(code, args or {})])
+
+    def notify_all(self, notes, *, place: str = "top") -> None:
+        push_notices(f"{self.lesson.key}:{place}", notes)
+
+    def show_notices(self, place: str = "top", *, toast: bool = False) -> None:
+        """Show, once, the notices queued for ``place`` (``toast``: also pop each up in the corner, for a place
+        the person may have scrolled away from)."""
+        show_notices(pop_notices(f"{self.lesson.key}:{place}"), toast=toast)
+
+    # ---- link ----
+    def publish(self) -> None:
+        """Make the current state the page's link (see the module docstring for fragment reruns)."""
+        params = self.lesson.encode(self.state)
+        if st.session_state.get(FRAME_RUNNING, False):
+            st.session_state[SHARE_KEY] = params
+            return
+        changed = params != st.session_state.get(SHARE_KEY)
+        st.session_state[SHARE_KEY] = params
+        if changed:
+            st.query_params.from_dict(url_params())
+            if st.session_state.get(SHARE_PANEL_KEY):
+                st.rerun(scope="app")
+
+    def live(self, body: Callable[[Page], None]) -> None:
+        """Run ``body(page)`` as an ``st.fragment``: a widget drawn inside it reruns only the fragment (the frame,
+        the title and the controls above are not redrawn), and the link stays current."""
+        _live_fragment(self, body)
+
+
+@st.fragment
+def _live_fragment(page: Page, body: Callable[[Page], None]) -> None:
+    page.publish()
+    body(page)
+
+
+def run(lesson_key: str, render: Callable[[Page], None]) -> None:
+    """A lesson page: its title and introduction (``<key>.title``, ``<key>.intro``), the link's notices, then
+    ``render(page)``, then the link published."""
+    page = Page(lessons.by_key(lesson_key))
+    page.state  # noqa: B018 -- decoded from the URL before anything is drawn, so its notices show at the top
+    st.title(t(f"{lesson_key}.title"))
+    st.markdown(t(f"{lesson_key}.intro"))
+    page.show_notices()
+    render(page)
+    page.publish()
