@@ -18,11 +18,12 @@ PYTEST_ARGS ?=
 RUN_STAMP := $(VENV)/.stamp-requirements.txt
 DEV_STAMP := $(VENV)/.stamp-requirements-dev.txt
 
-.PHONY: help run test lint bench venv install install-dev
+.PHONY: help run test test-fast lint bench venv install install-dev
 
 help:
 	@echo "make run    - start the app on http://localhost:$(PORT) (creates .venv if needed)"
-	@echo "make test   - run the test suite (unit, AppTest, real-browser e2e)"
+	@echo "make test   - run the test suite (unit, AppTest, real-browser e2e): what CI runs"
+	@echo "make test-fast - everything but the real-browser tests (the inner loop, under a minute)"
 	@echo "make lint   - ruff check"
 	@echo "make bench  - run every script in benchmarks/"
 
@@ -56,6 +57,9 @@ test: $(DEV_STAMP)
 	  echo "ERROR: pytest collected no tests (exit code 5). Treating that as a failure: check testpaths and test file names." >&2; \
 	fi; \
 	exit $$rc
+
+test-fast: $(DEV_STAMP)
+	$(PY) -m pytest -q -m "not e2e" -p no:cacheprovider $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
 	$(PY) -m ruff check .

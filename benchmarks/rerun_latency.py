@@ -28,7 +28,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +36,8 @@ from streamlit.runtime.scriptrunner.script_cache import ScriptCache
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as _app_test
 from streamlit.testing.v1 import local_script_runner as _lsr
+
+from tests import apptest_fragments as fragments
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = Path(__file__).resolve().parent / "profiles"
@@ -45,59 +47,26 @@ QKV_CHARTS = 13  # xw mode: X, W_Q, W_K, W_V, Q, K, V, scores, scaled, weights, 
 # ---- timing of the script thread (AppTest runs the script in its own thread) -------------------------------------
 _last: dict = {}
 _profiler: dict = {}
-_orig_thread = _lsr.LocalScriptRunner._run_script_thread
 
 
-def _timed_thread(self) -> None:
+def _timed_thread(runner, run) -> None:
     prof = _profiler.pop("p", None)
     t0, c0 = time.perf_counter(), time.thread_time()
     if prof is not None:
         prof.start()
     try:
-        _orig_thread(self)
+        run()
     finally:
         if prof is not None:
             prof.stop()
         _last["script_ms"] = (time.perf_counter() - t0) * 1e3
         _last["cpu_ms"] = (time.thread_time() - c0) * 1e3
-        msgs = self.forward_msgs()
+        msgs = runner.forward_msgs()
         _last["kb"] = sum(m.ByteSize() for m in msgs) / 1024
-        _last["fragments"] = _widget_fragments(msgs)
         _last["n_deltas"] = sum(1 for m in msgs if m.HasField("delta"))
 
 
-def _widget_fragments(msgs) -> dict[str, str]:
-    """Widget id → id of the st.fragment it was drawn in, from a run's deltas (the browser learns it the same way:
-    each delta carries its fragment id, and a widget inside a fragment asks for a rerun of that fragment only)."""
-    out = {}
-    for m in msgs:
-        if m.HasField("delta") and m.delta.fragment_id and m.delta.HasField("new_element"):
-            el = m.delta.new_element
-            kind = el.WhichOneof("type")
-            wid = getattr(getattr(el, kind), "id", "") if kind else ""
-            if wid:
-                out[wid] = m.delta.fragment_id
-    return out
-
-
-_orig_request_rerun = _lsr.LocalScriptRunner.request_rerun
-
-
-def _request_rerun(self, rerun_data):
-    """A widget inside a fragment: send the fragment's id with the rerun, as the browser does. (AppTest makes a
-    new script runner per run, created with a pending full rerun that would absorb a fragment request, so the
-    pending request is narrowed to the fragment after the two were merged.)"""
-    fid = _next_fragment.pop("id", None)
-    ok = _orig_request_rerun(self, rerun_data)
-    if fid is not None:
-        with self._requests._lock:
-            self._requests._rerun_data = replace(self._requests._rerun_data, fragment_id_queue=[fid])
-    return ok
-
-
-_next_fragment: dict = {}
-_lsr.LocalScriptRunner._run_script_thread = _timed_thread
-_lsr.LocalScriptRunner.request_rerun = _request_rerun
+fragments.install(_timed_thread)
 
 # The server compiles a page once and keeps its bytecode (one ScriptCache per Runtime); AppTest makes a new
 # ScriptCache on every run(), so it would recompile app.py and the page each rerun (~12 ms for app.py + the Q·K·V
@@ -122,7 +91,6 @@ class Case:
     frame: bool = True  # the app.py frame (sidebar language radio) must be on the page
     widget: str = ""  # key of the widget moved: when it sits in an st.fragment, only that fragment reruns
     fragment: bool = False  # filled in: whether the reruns were fragment reruns
-    fragment_of: dict = field(default_factory=dict)  # widget id → fragment id, from this app's latest full run
     run_ms: list = field(default_factory=list)
     script_ms: list = field(default_factory=list)
     cpu_ms: list = field(default_factory=list)
@@ -181,10 +149,7 @@ def make_cases() -> list[Case]:
 
 def step(case: Case, k: int, record: bool) -> None:
     want = case.move(case.at, k)
-    fid = case.fragment_of.get(case.at.slider(key=case.widget).id) if case.widget else None
-    if fid is not None:
-        _next_fragment["id"] = fid
-    case.fragment = fid is not None
+    case.fragment = bool(case.widget) and fragments.as_fragment_rerun(case.at.slider(key=case.widget).id)
     _last.clear()
     t0 = time.perf_counter()
     case.at.run()
@@ -213,8 +178,6 @@ def step(case: Case, k: int, record: bool) -> None:
     case.prev_spec = spec
     if "script_ms" not in _last:
         raise SystemExit(f"{case.name}: the script thread was not timed")
-    if not case.fragment:  # a full run draws every fragment: remember where the widgets are
-        case.fragment_of = _last["fragments"]
     if record:
         case.run_ms.append(run_ms)
         case.script_ms.append(_last["script_ms"])

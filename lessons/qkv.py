@@ -15,11 +15,11 @@ from functools import lru_cache
 import numpy as np
 
 from attention_core import AttentionSteps, project_qkv, scaled_dot_product_attention
-from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
+from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link
 from .base import Lesson
-from .cells import CELL_LIMIT, Refusal, check_cell
+from .cells import Refusal, check_cell
 from .link import Notice
 
 __all__ = [

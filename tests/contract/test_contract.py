@@ -1,0 +1,185 @@
+"""The lesson contract, checked for every lesson in lessons.REGISTRY (a new lesson gets these tests for free).
+
+Oracles: the link rules of lessons/link.py's docstring (envelope, limits, never raise), links saved by the code that
+made them before the contract existed (fixtures/v1_links.json, commit 902428a), and the language tables.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lesson_strategies import field_values, hostile_params, matrix_values
+
+import lessons
+from lessons import link
+from ui.i18n import LANGS, table
+
+FIXTURES = json.loads((Path(__file__).parent / "fixtures" / "v1_links.json").read_text("utf-8"))
+LESSONS = pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda x: x.key)
+LINK_CODES = {"link_too_long", "link_too_many", "link_version", "other_lesson", "unknown_keys", "bad_value", "rounded"}
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def others(lesson):
+    return [x.key for x in lessons.REGISTRY if x.key != lesson.key]
+
+
+def assert_same_state(lesson, a, b):
+    assert lesson.encode(a) == lesson.encode(b)
+    arr_a, arr_b = lesson.arrays(a), lesson.arrays(b)
+    assert arr_a.keys() == arr_b.keys()
+    for name in arr_a:
+        np.testing.assert_array_equal(arr_a[name], arr_b[name], err_msg=name)
+
+
+def valid_state(lesson, data):
+    """A state built the way a person reaches it: valid field values, then valid matrices of the right shapes."""
+    state, _ = lesson.from_link(data.draw(field_values(lesson.link)))
+    if lesson.link.matrices:
+        names = data.draw(st.sets(st.sampled_from([m.key for m in lesson.link.matrices]), max_size=3))
+        mats = {n: data.draw(matrix_values(lesson.matrix_shape(state, n))) for n in sorted(names)}
+        state = lesson.with_matrices(state, mats)
+    return state
+
+
+def check_notices(notices):
+    for n in notices:
+        assert isinstance(n, link.Notice), n
+        for lang in LANGS:  # every notice has words, with every placeholder filled
+            text = table(lang)[f"notice.{n.code}"]
+            args = dict(n.args)
+            if n.code == "bad_value":
+                table(lang)[f"reason.{args['reason']}"].format(**args["extra"])
+                args["reason"] = "r"
+            text.format(**args)
+
+
+# ---- the declaration ---------------------------------------------------------------------------------------------
+@LESSONS
+def test_declaration(lesson):
+    assert lesson.link.namespace == lesson.key
+    assert Path(lesson.page).is_file() or Path(__file__).parents[2].joinpath(lesson.page).is_file()
+    assert len({x.key for x in lessons.REGISTRY}) == len(lessons.REGISTRY)
+    default = lesson.default_state()
+    for name, a in lesson.arrays(default).items():
+        assert isinstance(a, np.ndarray) and a.dtype == np.float64, name
+        assert np.all(np.isfinite(a)), name
+
+
+@LESSONS
+def test_texts_in_both_languages(lesson):
+    for lang in LANGS:
+        tb = table(lang)
+        for key in (f"lesson.{lesson.key}.nav", f"lesson.{lesson.key}.title", f"lesson.{lesson.key}.blurb",
+                    f"{lesson.key}.title", f"{lesson.key}.intro"):
+            assert tb.get(key, "").strip(), f"{lang}: {key}"
+
+
+def test_every_link_notice_has_words():
+    for lang in LANGS:
+        tb = table(lang)
+        missing = [c for c in LINK_CODES | {"query_clamped", "value_refused"} if f"notice.{c}" not in tb]
+        assert not missing, (lang, missing)
+
+
+# ---- links ---------------------------------------------------------------------------------------------------------
+@LESSONS
+def test_default_state_has_a_clean_link(lesson):
+    state, notes = lesson.decode(lesson.encode(lesson.default_state()), others(lesson))
+    assert notes == []
+    assert_same_state(lesson, state, lesson.default_state())
+    assert lesson.decode({}, others(lesson))[1] == []
+    assert lesson.decode({"lang": "en"}, others(lesson))[1] == []
+
+
+@LESSONS
+@FAST
+@given(data=st.data())
+def test_link_round_trip(lesson, data):
+    state = valid_state(lesson, data)
+    params = lesson.encode(state)
+    assert list(params)[0] == lesson.key and params[lesson.key] == str(lesson.link.version)
+    assert all(isinstance(v, str) for v in params.values())
+    back, notes = lesson.decode(params, others(lesson))
+    assert notes == []
+    assert_same_state(lesson, back, state)
+
+
+@LESSONS
+@FAST
+@given(data=st.data())
+def test_hostile_links_never_raise(lesson, data):
+    params = data.draw(hostile_params(lesson, others(lesson)))
+    state, notes = lesson.decode(params, others(lesson))
+    check_notices(notes)
+    for name, a in lesson.arrays(state).items():  # whatever came in, the numbers on screen are finite
+        assert np.all(np.isfinite(a)), name
+    back, again = lesson.decode(lesson.encode(state), others(lesson))
+    assert again == []
+    assert_same_state(lesson, back, state)
+
+
+@LESSONS
+@FAST
+@given(data=st.data())
+def test_mutated_links_never_raise(lesson, data):
+    """A valid link with one value cut short, doubled or replaced, as a mail client or a student does."""
+    params = lesson.encode(valid_state(lesson, data))
+    key = data.draw(st.sampled_from(sorted(params)))
+    raw = params[key]
+    params[key] = data.draw(st.sampled_from([raw[: len(raw) // 2], raw + raw, raw + ",", "", raw.upper(), " " + raw]))
+    state, notes = lesson.decode(params, others(lesson))
+    check_notices(notes)
+
+
+@LESSONS
+def test_limits(lesson):
+    ns = {lesson.key: str(lesson.link.version)}
+    state, notes = lesson.decode({**ns, **{f"x{i}": "1" for i in range(link.MAX_PARAMS)}}, others(lesson))
+    assert [n.code for n in notes] == ["link_too_many"]
+    state, notes = lesson.decode({**ns, "x": "9" * (link.MAX_QUERY_CHARS + 1)}, others(lesson))
+    assert [n.code for n in notes] == ["link_too_long"]
+    key = sorted(lesson.link.keys)[0]
+    state, notes = lesson.decode({**ns, key: "1" * (link.MAX_VALUE_CHARS + 1)}, others(lesson))
+    assert [(n.code, n.args["param"], n.args["reason"]) for n in notes] == [("bad_value", key, "too_long")]
+    assert_same_state(lesson, state, lesson.default_state())
+    state, notes = lesson.decode({lesson.key: "99"}, others(lesson))
+    assert [n.code for n in notes] == ["link_version"]
+
+
+@LESSONS
+def test_a_page_never_reads_another_lessons_link(lesson):
+    for other in lessons.REGISTRY:
+        if other is lesson:
+            continue
+        foreign = other.encode(other.default_state())
+        state, notes = lesson.decode(foreign, others(lesson))
+        assert [n.code for n in notes] == ["other_lesson"] and notes[0].args == {"lesson": other.key}
+        assert_same_state(lesson, state, lesson.default_state())
+
+
+@pytest.mark.parametrize("key", ["qkv", "scaling"])
+def test_version_1_links_open_with_the_same_numbers(key):
+    """Links shared before the contract (made by the previous code, commit 902428a) still give the numbers they
+    gave then."""
+    lesson = lessons.by_key(key)
+    assert FIXTURES[key], "fixtures missing"
+    for case in FIXTURES[key]:
+        state, notes = lesson.decode(dict(parse_qsl(case["query"], keep_blank_values=True)), others(lesson))
+        assert notes == [], case["name"]
+        arrays = lesson.arrays(state)
+        for name, M in case.get("mats", {}).items():
+            np.testing.assert_array_equal(arrays[name], np.array(M).reshape(arrays[name].shape), err_msg=name)
+        if case["weights"] is not None:
+            np.testing.assert_array_equal(arrays["weights"], np.array(case["weights"]), err_msg=case["name"])
+            np.testing.assert_array_equal(arrays["output"], np.array(case["output"]), err_msg=case["name"])
+        else:
+            assert "weights" not in arrays
+        back, again = lesson.decode(lesson.encode(state), others(lesson))  # and re-shared as version 2
+        assert again == []
+        assert_same_state(lesson, back, state)
