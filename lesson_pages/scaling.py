@@ -94,16 +94,17 @@ def books_section(page: runtime.Page) -> None:
     st.markdown("### " + t("scaling.out.shares", shares=shares_text(names, mix.weights)))
     scaled_title = (t("fig.scaling_steps.scaled_on", d_k=state.d_k, root=root) if state.scaled
                     else t("fig.scaling_steps.scaled_off"))
-    fig = F.scaling_steps(mix.raw, mix.scaled, mix.weights, names, title=t("fig.scaling_steps.title"),
-                          panel_titles=(t("fig.scaling_steps.raw"), scaled_title, t("fig.scaling_steps.shares")),
-                          hover=t("fig.scaling_steps.hover"))
+    fig = F.scaling_steps_spec(mix.raw, mix.scaled, mix.weights, names, title=t("fig.scaling_steps.title"),
+                               panel_titles=(t("fig.scaling_steps.raw"), scaled_title, t("fig.scaling_steps.shares")),
+                               hover=t("fig.scaling_steps.hover"))
     draw.show_figure(fig, key="scaling.fig.steps")
     if mix.weights.max() > 0.99:
         st.warning(t("scaling.out.saturated", top=pct(mix.weights.max())), icon=":material/center_focus_strong:")
     st.caption(t("scaling.out.typical", d_k=state.d_k, root=root))
     dims = [t(f"scaling.book.dim_{j + 1}") for j in range(lesson.D_VALUE)]
-    fig = F.value_mix(np.array(state.values), mix.weights, mix.output, names, dims, title=t("fig.scaling_mix.title"),
-                      out_title=t("fig.scaling_mix.out"), share_text=t("fig.scaling_mix.share"))
+    fig = F.value_mix_spec(np.array(state.values), mix.weights, mix.output, names, dims,
+                           title=t("fig.scaling_mix.title"), out_title=t("fig.scaling_mix.out"),
+                           share_text=t("fig.scaling_mix.share"))
     draw.show_figure(fig, key="scaling.fig.mix")
     terms = " + ".join(draw.num(w) + r"\," + vec(v) for w, v in zip(mix.weights, state.values))
     st.latex("z = " + terms + " = " + vec(mix.output))
@@ -124,7 +125,7 @@ def variance_section(page: runtime.Page) -> None:
     c3.metric(t("scaling.out.var_scaled"), f"{var_scaled:.3f}", t("scaling.out.var_theory", v=1),
               delta_color="off", delta_arrow="off")
     st.caption(t("scaling.out.var_caption", n=f"{N_SAMPLES:,}", seed=state.seed))
-    fig = F.variance_histograms(
+    fig = F.variance_histograms_spec(
         centers, dens_raw, dens_scaled, d_k=state.d_k, title=t("fig.scaling_var.title", d_k=state.d_k),
         row_titles=(t("fig.scaling_var.raw", var=f"{var_raw:.2f}", theory=state.d_k),
                     t("fig.scaling_var.scaled", var=f"{var_scaled:.3f}", d_k=state.d_k)),
@@ -137,7 +138,7 @@ def variance_section(page: runtime.Page) -> None:
                  min_value=lesson.N_KEYS_MIN, max_value=lesson.N_KEYS_MAX, step=1, help=t("scaling.ctl.n_keys_help"))
     state = page.state
     cur = _saturation(state.n_keys, state.seed)
-    fig = F.saturation_chart(
+    fig = F.saturation_chart_spec(
         cur.d_ks, cur.max_raw, cur.max_scaled, cur.entropy_raw, cur.entropy_scaled, n_keys=state.n_keys,
         current_dk=state.d_k, title=t("fig.scaling_sat.title", n=state.n_keys, draws=f"{N_DRAWS:,}"),
         panel_titles=(t("fig.scaling_sat.max"), t("fig.scaling_sat.entropy")),
@@ -161,19 +162,20 @@ def temperature_section(page: runtime.Page) -> None:
                 + t("scaling.out.limit_inf", share=pct(inf[0])))
     c1, c2 = st.columns([1, 1])
     with c1:
-        fig = F.temperature_bars(w, names, limit_zero=zero, limit_inf=inf,
-                                 title=t("fig.scaling_temp.bars_title", T=f"{state.temperature:g}"),
-                                 legend=(t("fig.scaling_temp.legend_now"), t("fig.scaling_temp.legend_zero"),
-                                         t("fig.scaling_temp.legend_inf")))
+        fig = F.temperature_bars_spec(w, names, limit_zero=zero, limit_inf=inf,
+                                      title=t("fig.scaling_temp.bars_title", T=f"{state.temperature:g}"),
+                                      legend=(t("fig.scaling_temp.legend_now"), t("fig.scaling_temp.legend_zero"),
+                                              t("fig.scaling_temp.legend_inf")))
         draw.show_figure(fig, key="scaling.fig.tbars")
     with c2:
         root = float(np.sqrt(state.d_k))
-        fig = F.temperature_chart(T_GRID, scaling_math.temperature_sweep(state.scores, T_GRID), names,
-                                  current_T=state.temperature, title=t("fig.scaling_temp.title"),
-                                  marks=[(root, t("fig.scaling_temp.sqrt_mark"))] if root <= 20 else [],
-                                  x_title=t("fig.scaling_temp.x"), y_title=t("fig.scaling_temp.y"),
-                                  limit_texts=(t("fig.scaling_temp.limit_zero"), t("fig.scaling_temp.limit_inf")),
-                                  current_text=t("fig.scaling_temp.current"))
+        fig = F.temperature_chart_spec(T_GRID, scaling_math.temperature_sweep(state.scores, T_GRID), names,
+                                       current_T=state.temperature, title=t("fig.scaling_temp.title"),
+                                       marks=[(root, t("fig.scaling_temp.sqrt_mark"))] if root <= 20 else [],
+                                       x_title=t("fig.scaling_temp.x"), y_title=t("fig.scaling_temp.y"),
+                                       limit_texts=(t("fig.scaling_temp.limit_zero"),
+                                                    t("fig.scaling_temp.limit_inf")),
+                                       current_text=t("fig.scaling_temp.current"))
         draw.show_figure(fig, key="scaling.fig.tcurve")
     at_root = scaling_math.temperature_softmax(state.scores, np.sqrt(state.d_k))
     st.info(t("scaling.sec.temperature_link", d_k=state.d_k, root=draw.num(np.sqrt(state.d_k)),

@@ -35,8 +35,9 @@ def matrix_labels(name: str, tokens, n_rows: int, n_cols: int) -> tuple[list[str
 # costs as much again: together ~1.5 ms for a 16×16 heatmap, on every rerun, a dozen times per page. Here a figure
 # goes from its plain dict (ui.figures.*_spec) straight to the form to_dict() returns, and heatmaps whose inputs did
 # not change since an earlier rerun are not built again (a small LRU cache shared by all sessions; the cached dicts
-# are never modified). tests/ui/test_figure_specs.py checks Streamlit sends exactly the JSON it sends for the
-# go.Figure the public builders return.
+# are never modified). One path for every figure: show_figure takes specs only, show_heatmap builds one, and both
+# reach the screen through _plot, the one call of st.plotly_chart. tests/ui/test_figure_specs.py checks Streamlit
+# sends exactly the JSON it sends for the go.Figure the public builders return.
 class _ReadyFigure(go.Figure):
     """A figure already in the form ``go.Figure.to_dict()`` returns, for st.plotly_chart only.
 
@@ -98,11 +99,20 @@ def _heatmap_ready_cached(template: str | None, z: bytes, shape: tuple, *args) -
     return _heatmap_ready(np.frombuffer(z, dtype=np.float64).reshape(shape), *args)
 
 
-def show_figure(figure: dict | go.Figure, *, key: str | None = None) -> None:
-    """The one way a figure reaches the screen: full width, PLOT_CONFIG. ``figure``: a plain dict from
-    ui.figures (``*_spec``, the cheap path), or a go.Figure from a builder not yet written as a spec."""
-    ready = figure.to_dict() if isinstance(figure, go.Figure) else _ready(figure)
+def _plot(ready: dict, key: str | None) -> None:
+    """The one call of st.plotly_chart: a ready figure (see _ready), full width, PLOT_CONFIG."""
     st.plotly_chart(_ReadyFigure(ready), config=PLOT_CONFIG, key=key, width="stretch")
+
+
+def show_figure(spec: dict, *, key: str | None = None) -> None:
+    """Draw a figure spec: a plain dict in validated form from ui.figures (``*_spec``), full width, PLOT_CONFIG.
+
+    Raises:
+        TypeError: for anything but a dict (a go.Figure: call the builder's ``*_spec`` function instead)."""
+    if not isinstance(spec, dict):
+        raise TypeError(f"show_figure takes a figure spec (a dict from ui.figures.*_spec), got {type(spec).__name__}; "
+                        "use the builder's *_spec function instead of the go.Figure builder")
+    _plot(_ready(spec), key)
 
 
 def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: bool = False,
@@ -117,7 +127,7 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
         ready = _heatmap_ready_cached(template, A.tobytes(), A.shape, *args)
     else:  # a Template object as plotly's default is not hashable: built every time
         ready = _heatmap_ready(A, *args)
-    st.plotly_chart(_ReadyFigure(ready), config=PLOT_CONFIG, key=key, width="stretch")  # as show_figure
+    _plot(ready, key)
     if caption:
         st.caption(caption)
 

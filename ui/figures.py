@@ -217,22 +217,122 @@ def vector_mix(vectors, weights, output, labels, *, out_label: str, dim_title: s
 
 
 # ---- scaling and softmax lesson (lesson_pages/scaling.py) -----------------------------------------------------
-# Appended builders; the functions above are left as they are. Every text is passed in, already translated.
+# Written as specs like the builders above: each ``*_spec`` returns the plain dict in plotly's validated form, the
+# public builder of the same name wraps it with _figure. The subplot grids are those make_subplots would make
+# (_subplot_grid), the reference lines those add_hline / add_vline would add (_hline, _vline, _hline_note).
+# Every text is passed in, already translated.
 SCALED_STYLE = dict(color=ROLE_COLORS["weights"], dash="solid")  # ÷√d_k on
 UNSCALED_STYLE = dict(color="#444444", dash="dash")  # ÷√d_k off
 KEY_SHADES = ("#0072B2", "#56B4E9", "#003F63", "#6A9FCC", "#00263D")  # one role (keys), told apart by shade
 
 
-def _plain_layout(fig: go.Figure, title: str, height: int) -> go.Figure:
-    fig.update_layout(
-        title=dict(text=f"<b>{title}</b>" if title else "", font=dict(size=19), x=0, xanchor="left"),
-        height=height, margin=dict(l=10, r=10, t=80 if title else 50, b=50), font=dict(family=FONT, size=16),
-        plot_bgcolor="white", paper_bgcolor="white", showlegend=False, bargap=0.25,
-    )
-    fig.update_annotations(font=dict(size=17))
-    fig.update_yaxes(gridcolor="#e5e5e5", zerolinecolor="#888", zerolinewidth=1.5, tickfont=dict(size=15))
-    fig.update_xaxes(tickfont=dict(size=16))
-    return fig
+def _snap(v: float) -> float:
+    """make_subplots' rounding of a vertical domain end that float error put just outside 0..1."""
+    return 0.0 if -0.01 < v < 0.0 else 1.0 if 1.0 < v < 1.01 else v
+
+
+def _subplot_grid(rows: int, cols: int, *, spacing: float, titles=(), shared: bool = False):
+    """The axes and subplot titles ``plotly.subplots.make_subplots`` makes for a one-row or one-column grid.
+
+    Same as ``make_subplots(rows, cols, subplot_titles=titles, horizontal_spacing=spacing, shared_yaxes=shared)``
+    for one row, and ``make_subplots(rows, 1, subplot_titles=titles, vertical_spacing=spacing, shared_xaxes=shared)``
+    for one column (rows from the top), with its arithmetic, so the same floats.
+
+    Returns:
+        (axes, annotations, cells): axes {"xaxis": {...}, "yaxis": {...}, "xaxis2": ...} for the layout;
+        annotations: the non-empty titles, centred above their cell (font size 16, as make_subplots writes it);
+        cells: per cell in reading order {"x": "x2", "y": "y2", "xaxis": <axes["xaxis2"]>, "yaxis": ...}, the
+        trace references and the same axis dicts, to be filled in.
+    """
+    if rows != 1 and cols != 1:
+        raise ValueError(f"_subplot_grid makes one row or one column, got rows={rows}, cols={cols}")
+    n = max(rows, cols)
+    size = (1.0 - spacing * (n - 1)) / n
+    sizes = [size] * n
+    spans = [[start, start + size] for start in (sum(sizes[:k]) + k * spacing for k in range(n))]
+    if rows == 1:
+        x_spans, y_spans = spans, [[0.0, 1.0]] * n
+    else:  # the grid counts from the bottom, rows are listed from the top
+        x_spans, y_spans = [[0.0, 1.0]] * n, [[_snap(a), _snap(b)] for a, b in reversed(spans)]
+    axes, cells, annotations = {}, [], []
+    for k, ((x0, x1), (y0, y1)) in enumerate(zip(x_spans, y_spans)):
+        i = str(k + 1) if k else ""
+        xaxis = {"anchor": f"y{i}", "domain": [max(0.0, x0), min(1.0, x1)]}
+        yaxis = {"anchor": f"x{i}", "domain": [max(0.0, y0), min(1.0, y1)]}
+        axes[f"xaxis{i}"], axes[f"yaxis{i}"] = xaxis, yaxis
+        cells.append({"x": f"x{i}", "y": f"y{i}", "xaxis": xaxis, "yaxis": yaxis})
+        if k < len(titles) and titles[k]:
+            annotations.append({"font": {"size": 16}, "showarrow": False, "text": titles[k], "x": (x0 + x1) / 2.0,
+                                "xanchor": "center", "xref": "paper", "y": y1, "yanchor": "bottom",
+                                "yref": "paper"})
+    if shared and n > 1:  # the others follow the first cell (one row) or the bottom cell (one column)
+        first, others, side = (cells[0], cells[1:], "y") if rows == 1 else (cells[-1], cells[:-1], "x")
+        for cell in others:
+            cell[f"{side}axis"].update({"matches": first[side], "showticklabels": False})
+    return axes, annotations, cells
+
+
+def _hline(y, line: dict, xref: str = "x", yref: str = "y") -> dict:
+    """The shape of fig.add_hline(y, line=line): across the whole subplot at height y."""
+    return {"line": line, "type": "line", "x0": 0, "x1": 1, "xref": f"{xref} domain", "y0": y, "y1": y, "yref": yref}
+
+
+def _vline(x, line: dict, xref: str = "x", yref: str = "y") -> dict:
+    """The shape of fig.add_vline(x, line=line): the whole subplot's height at x."""
+    return {"line": line, "type": "line", "x0": x, "x1": x, "xref": xref, "y0": 0, "y1": 1, "yref": f"{yref} domain"}
+
+
+def _hline_note(y, text: str, position: str, font: dict, xref: str = "x", yref: str = "y") -> dict:
+    """The annotation add_hline(annotation_text=text, annotation_position=position) adds ("top left", ...)."""
+    vertical, horizontal = position.split()
+    return {"font": font, "showarrow": False, "text": text, "x": 0 if horizontal == "left" else 1,
+            "xanchor": horizontal, "xref": f"{xref} domain", "y": y,
+            "yanchor": "bottom" if vertical == "top" else "top", "yref": yref}
+
+
+def _lesson_layout(title: str, height: int, axes: dict, annotations=()) -> dict:
+    """The layout the scaling charts share: title, size, fonts, white background, light grid, no legend;
+    every annotation's font at size 17; ``axes`` (filled in by the builder) completed and placed in the layout."""
+    layout = {
+        "title": {"font": {"size": 19}, "text": f"<b>{title}</b>" if title else "", "x": 0, "xanchor": "left"},
+        "height": height, "margin": {"l": 10, "r": 10, "t": 80 if title else 50, "b": 50},
+        "font": {"family": FONT, "size": 16}, "plot_bgcolor": "white", "paper_bgcolor": "white",
+        "showlegend": False, "bargap": 0.25,
+    }
+    if annotations:
+        layout["annotations"] = [{**a, "font": {**a.get("font", {}), "size": 17}} for a in annotations]
+    for name, axis in axes.items():
+        if name.startswith("y"):
+            axis.update({"gridcolor": "#e5e5e5", "zerolinecolor": "#888", "zerolinewidth": 1.5,
+                         "tickfont": {"size": 15}})
+        else:
+            axis["tickfont"] = {"size": 16}
+        layout[name] = axis
+    return layout
+
+
+def scaling_steps_spec(raw, scaled, weights, labels, *, panel_titles, title: str = "", score_limit: float = 10.0,
+                       hover: str = "") -> dict:
+    """The figure of :func:`scaling_steps` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
+    r, s, w = (np.array(a, dtype=np.float64) for a in (raw, scaled, weights))  # copies, as validation makes
+    names = [escape(x) for x in labels]
+    x = list(range(len(r)))
+    top = max(score_limit, float(np.max(np.abs(np.concatenate([r, s]))))) * 1.18
+    axes, notes, cells = _subplot_grid(1, 3, spacing=0.07, titles=[escape(t) for t in panel_titles])
+    texts = ([fmt_num(v) for v in r.tolist()], [fmt_num(v) for v in s.tolist()],
+             [f"{100 * v:.1f}%" for v in w.tolist()])
+    data = []
+    for cell, vals, text, color, size in zip(cells, (r, s, w), texts, (ROLE_COLORS["K"], ROLE_COLORS["K"],
+                                                                        ROLE_COLORS["weights"]), (17, 17, 18)):
+        data.append({"cliponaxis": False, "customdata": names,
+                     "hovertemplate": hover or "%{customdata}: %{text}<extra></extra>", "marker": {"color": color},
+                     "text": text, "textfont": {"size": size}, "textposition": "outside", "x": x,
+                     "xaxis": cell["x"], "y": vals, "yaxis": cell["y"], "type": "bar"})
+        cell["xaxis"].update({"ticktext": names, "tickvals": x})
+    cells[0]["yaxis"]["range"] = [-top, top]
+    cells[1]["yaxis"]["range"] = [-top, top]
+    cells[2]["yaxis"].update({"range": [0, 1.18], "tickformat": ".0%"})
+    return {"data": data, "layout": _lesson_layout(title, 400, axes, notes)}
 
 
 def scaling_steps(raw, scaled, weights, labels, *, panel_titles, title: str = "", score_limit: float = 10.0,
@@ -246,25 +346,36 @@ def scaling_steps(raw, scaled, weights, labels, *, panel_titles, title: str = ""
         score_limit: both score panels share the fixed range ±score_limit (widened if a score is larger), so
             the shrinking by √d_k is seen as shorter bars.
     """
-    from plotly.subplots import make_subplots
+    return _figure(scaling_steps_spec(raw, scaled, weights, labels, panel_titles=panel_titles, title=title,
+                                      score_limit=score_limit, hover=hover))
 
-    r, s, w = (np.asarray(a, dtype=np.float64) for a in (raw, scaled, weights))
-    names = [escape(x) for x in labels]
-    x = list(range(len(r)))
-    top = max(score_limit, float(np.max(np.abs(np.concatenate([r, s]))))) * 1.18
-    fig = make_subplots(rows=1, cols=3, subplot_titles=[escape(t) for t in panel_titles], horizontal_spacing=0.07)
-    for col, vals in ((1, r), (2, s)):
-        fig.add_bar(x=x, y=vals, text=[fmt_num(v) for v in vals], textposition="outside", cliponaxis=False,
-                    marker_color=ROLE_COLORS["K"], textfont=dict(size=17), customdata=names,
-                    hovertemplate=hover or "%{customdata}: %{text}<extra></extra>", row=1, col=col)
-        fig.update_yaxes(range=[-top, top], row=1, col=col)
-    fig.add_bar(x=x, y=w, text=[f"{100 * v:.1f}%" for v in w], textposition="outside", cliponaxis=False,
-                marker_color=ROLE_COLORS["weights"], textfont=dict(size=18), customdata=names,
-                hovertemplate=hover or "%{customdata}: %{text}<extra></extra>", row=1, col=3)
-    fig.update_yaxes(range=[0, 1.18], tickformat=".0%", row=1, col=3)
-    for col in (1, 2, 3):
-        fig.update_xaxes(tickvals=x, ticktext=names, row=1, col=col)
-    return _plain_layout(fig, title, 400)
+
+def value_mix_spec(values, weights, output, labels, dim_labels, *, out_title: str, title: str = "",
+                   share_text: str = "× {p}") -> dict:
+    """The figure of :func:`value_mix` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
+    V = np.array(values, dtype=np.float64)  # copies, as validation makes
+    w = np.asarray(weights, dtype=np.float64)
+    z = np.array(output, dtype=np.float64)
+    n, d = V.shape
+    dims = [escape(x) for x in dim_labels]
+    titles = [f"{escape(lab)}<br>{share_text.format(p=f'{100 * wj:.1f}%')}" for lab, wj in zip(labels, w.tolist())]
+    titles.append(escape(out_title))
+    axes, notes, cells = _subplot_grid(1, n + 1, spacing=0.05, titles=titles, shared=True)
+    top = max(1.0, float(np.max(np.abs(np.concatenate([V.ravel(), z]))))) * 1.25
+    lo = -top if (V < 0).any() or (z < 0).any() else 0.0
+    data = []
+    for j, cell in enumerate(cells):
+        vals = V[j] if j < n else z
+        data.append({"cliponaxis": False, "customdata": dims, "hovertemplate": "%{customdata}: %{text}<extra></extra>",
+                     "marker": {"color": ROLE_COLORS["V"] if j < n else ROLE_COLORS["out"],
+                                "line": {"color": "#222", "width": 2 if j == n else 0}},
+                     "text": [fmt_num(v) for v in vals.tolist()], "textfont": {"size": 16}, "textposition": "outside",
+                     "x": list(range(d)), "xaxis": cell["x"], "y": vals, "yaxis": cell["y"], "type": "bar"})
+        cell["xaxis"].update({"ticktext": dims, "tickvals": list(range(d))})
+        cell["yaxis"]["range"] = [lo, top]
+    layout = _lesson_layout(title, 380, axes, notes)
+    layout["margin"]["t"] = 110 if title else 80
+    return {"data": data, "layout": layout}
 
 
 def value_mix(values, weights, output, labels, dim_labels, *, out_title: str, title: str = "",
@@ -277,30 +388,29 @@ def value_mix(values, weights, output, labels, dim_labels, *, out_title: str, ti
         out_title: the output panel's title. share_text: appended to each book's title, "{p}" = the percentage.
     All panels share one y range, so a value and the output compare by bar height.
     """
-    from plotly.subplots import make_subplots
+    return _figure(value_mix_spec(values, weights, output, labels, dim_labels, out_title=out_title, title=title,
+                                  share_text=share_text))
 
-    V = np.asarray(values, dtype=np.float64)
-    w = np.asarray(weights, dtype=np.float64)
-    z = np.asarray(output, dtype=np.float64)
-    n, d = V.shape
-    dims = [escape(x) for x in dim_labels]
-    titles = [f"{escape(lab)}<br>{share_text.format(p=f'{100 * wj:.1f}%')}" for lab, wj in zip(labels, w)]
-    titles.append(escape(out_title))
-    fig = make_subplots(rows=1, cols=n + 1, subplot_titles=titles, horizontal_spacing=0.05, shared_yaxes=True)
-    top = max(1.0, float(np.max(np.abs(np.concatenate([V.ravel(), z]))))) * 1.25
-    lo = -top if (V < 0).any() or (z < 0).any() else 0.0
-    for j in range(n + 1):
-        vals = V[j] if j < n else z
-        color = ROLE_COLORS["V"] if j < n else ROLE_COLORS["out"]
-        fig.add_bar(x=list(range(d)), y=vals, text=[fmt_num(v) for v in vals], textposition="outside",
-                    cliponaxis=False, marker=dict(color=color, line=dict(color="#222", width=2 if j == n else 0)),
-                    textfont=dict(size=16), customdata=dims, hovertemplate="%{customdata}: %{text}<extra></extra>",
-                    row=1, col=j + 1)
-        fig.update_xaxes(tickvals=list(range(d)), ticktext=dims, row=1, col=j + 1)
-    fig.update_yaxes(range=[lo, top])
-    fig = _plain_layout(fig, title, 380)
-    fig.update_layout(margin=dict(t=110 if title else 80))
-    return fig
+
+def variance_histograms_spec(centers, density_raw, density_scaled, *, d_k: int, row_titles, x_title: str,
+                             y_title: str, title: str = "") -> dict:
+    """The figure of :func:`variance_histograms` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
+    c = np.array(centers, dtype=np.float64)  # a copy, as validation makes
+    width = float(c[1] - c[0]) if c.size > 1 else 1.0
+    axes, notes, cells = _subplot_grid(2, 1, spacing=0.16, titles=[escape(t) for t in row_titles], shared=True)
+    grid = np.linspace(c[0] - width / 2, c[-1] + width / 2, 400)
+    data = []
+    for cell, dens, var, style in ((cells[0], density_raw, float(d_k), UNSCALED_STYLE),
+                                   (cells[1], density_scaled, 1.0, SCALED_STYLE)):
+        pdf = np.exp(-grid**2 / (2 * var)) / np.sqrt(2 * np.pi * var)
+        data.append({"hovertemplate": "%{x:.2f}: %{y:.4f}<extra></extra>", "marker": {"color": style["color"]},
+                     "opacity": 0.8, "width": width, "x": c, "xaxis": cell["x"],
+                     "y": np.array(dens, dtype=np.float64), "yaxis": cell["y"], "type": "bar"})
+        data.append({"hoverinfo": "skip", "line": {"color": "#111", "width": 2}, "mode": "lines", "x": grid,
+                     "xaxis": cell["x"], "y": pdf, "yaxis": cell["y"], "type": "scatter"})
+        cell["yaxis"].update({"rangemode": "tozero", "title": {"font": {"size": 14}, "text": y_title}})
+    cells[1]["xaxis"]["title"] = {"text": x_title}
+    return {"data": data, "layout": _lesson_layout(title, 560, axes, notes)}  # bargap: no effect, bars have a width
 
 
 def variance_histograms(centers, density_raw, density_scaled, *, d_k: int, row_titles, x_title: str,
@@ -312,24 +422,44 @@ def variance_histograms(centers, density_raw, density_scaled, *, d_k: int, row_t
         centers: (b,) bin centres shared by both histograms; density_raw, density_scaled: (b,).
         row_titles: two texts (without, with scaling), e.g. carrying the measured variances.
     """
-    from plotly.subplots import make_subplots
+    return _figure(variance_histograms_spec(centers, density_raw, density_scaled, d_k=d_k, row_titles=row_titles,
+                                            x_title=x_title, y_title=y_title, title=title))
 
-    c = np.asarray(centers, dtype=np.float64)
-    width = float(c[1] - c[0]) if c.size > 1 else 1.0
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.16,
-                        subplot_titles=[escape(t) for t in row_titles])
-    grid = np.linspace(c[0] - width / 2, c[-1] + width / 2, 400)
-    for row, dens, var, style in ((1, density_raw, float(d_k), UNSCALED_STYLE), (2, density_scaled, 1.0,
-                                                                                   SCALED_STYLE)):
-        fig.add_bar(x=c, y=np.asarray(dens, dtype=np.float64), width=width, marker_color=style["color"],
-                    opacity=0.8, hovertemplate="%{x:.2f}: %{y:.4f}<extra></extra>", row=row, col=1)
-        pdf = np.exp(-grid**2 / (2 * var)) / np.sqrt(2 * np.pi * var)
-        fig.add_scatter(x=grid, y=pdf, mode="lines", line=dict(color="#111", width=2),
-                        hoverinfo="skip", row=row, col=1)
-        fig.update_yaxes(title=dict(text=y_title, font=dict(size=14)), rangemode="tozero", row=row, col=1)
-    fig.update_xaxes(title=dict(text=x_title), row=2, col=1)
-    fig.update_layout(bargap=0)
-    return _plain_layout(fig, title, 560)
+
+def saturation_chart_spec(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, *, n_keys: int, current_dk: int,
+                          panel_titles, legend, x_title: str, ref_texts, title: str = "") -> dict:
+    """The figure of :func:`saturation_chart` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
+    x = np.array(d_ks, dtype=np.float64)  # a copy, as validation makes
+    axes, notes, cells = _subplot_grid(1, 2, spacing=0.09, titles=[escape(t) for t in panel_titles])
+    ln_n = float(np.log(n_keys))
+    data, shapes = [], []
+    for cell, (raw, sc), (uni, one) in ((cells[0], (max_raw, max_scaled), (1 / n_keys, 1.0)),
+                                        (cells[1], (ent_raw, ent_scaled), (ln_n, 0.0))):
+        for ys, style, name in ((raw, UNSCALED_STYLE, legend[0]), (sc, SCALED_STYLE, legend[1])):
+            data.append({"hovertemplate": "d_k=%{x}: %{y:.3f}<extra>%{fullData.name}</extra>",
+                         "line": {"width": 4, **style}, "marker": {"color": style["color"], "size": 8},
+                         "mode": "lines+markers", "name": escape(name), "showlegend": cell is cells[0],
+                         "x": x, "xaxis": cell["x"], "y": np.array(ys, dtype=np.float64), "yaxis": cell["y"],
+                         "type": "scatter"})
+        for y, label in ((uni, ref_texts[0]), (one, ref_texts[1])):
+            shapes.append(_hline(y, {"color": "#999", "dash": "dot", "width": 1.5}, cell["x"], cell["y"]))
+            notes.append(_hline_note(y, escape(label), "top left", {"color": "#555", "size": 14}, cell["x"],
+                                     cell["y"]))
+        # on a log axis a shape's x is the value itself, but an annotation's x would be its log10: the line gets no
+        # annotation; the legend names it instead
+        shapes.append(_vline(current_dk, {"color": ROLE_COLORS["Q"], "width": 3}, cell["x"], cell["y"]))
+        cell["xaxis"].update({"tickvals": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512], "title": {"text": x_title},
+                              "type": "log"})
+    data.append({"line": {"color": ROLE_COLORS["Q"], "width": 3}, "mode": "lines",
+                 "name": escape(ref_texts[2].format(d_k=current_dk)), "x": [None], "xaxis": "x", "y": [None],
+                 "yaxis": "y", "type": "scatter"})
+    cells[0]["yaxis"]["range"] = [0, 1.15]
+    cells[1]["yaxis"]["range"] = [-0.05 * ln_n, ln_n * 1.18]
+    layout = _lesson_layout(title, 460, axes, notes)
+    layout.update({"showlegend": True, "legend": {"font": {"size": 16}, "orientation": "h", "x": 0, "y": -0.22},
+                   "shapes": shapes})
+    layout["margin"]["b"] = 110
+    return {"data": data, "layout": layout}
 
 
 def saturation_chart(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, *, n_keys: int, current_dk: int,
@@ -343,35 +473,41 @@ def saturation_chart(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, *, n_keys: 
         panel_titles: two texts; legend: (without, with); ref_texts: (uniform, one-hot, current d_k) where the
             last may hold "{d_k}".
     """
-    from plotly.subplots import make_subplots
+    return _figure(saturation_chart_spec(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, n_keys=n_keys,
+                                         current_dk=current_dk, panel_titles=panel_titles, legend=legend,
+                                         x_title=x_title, ref_texts=ref_texts, title=title))
 
-    x = np.asarray(d_ks, dtype=np.float64)
-    fig = make_subplots(rows=1, cols=2, subplot_titles=[escape(t) for t in panel_titles], horizontal_spacing=0.09)
-    ln_n = float(np.log(n_keys))
-    for col, (raw, sc), (uni, one) in ((1, (max_raw, max_scaled), (1 / n_keys, 1.0)),
-                                       (2, (ent_raw, ent_scaled), (ln_n, 0.0))):
-        for ys, style, name in ((raw, UNSCALED_STYLE, legend[0]), (sc, SCALED_STYLE, legend[1])):
-            fig.add_scatter(x=x, y=np.asarray(ys, dtype=np.float64), mode="lines+markers", name=escape(name),
-                            line=dict(width=4, **style), marker=dict(size=8, color=style["color"]),
-                            showlegend=col == 1, hovertemplate="d_k=%{x}: %{y:.3f}<extra>%{fullData.name}</extra>",
-                            row=1, col=col)
-        for y, label in ((uni, ref_texts[0]), (one, ref_texts[1])):
-            fig.add_hline(y=y, line=dict(color="#999", width=1.5, dash="dot"), annotation_text=escape(label),
-                          annotation_position="top left", annotation_font=dict(size=14, color="#555"),
-                          row=1, col=col)
-        # on a log axis a shape's x is the value itself in plotly.py's add_vline, but annotations would need log10:
-        # the line gets no annotation; the legend names it instead
-        fig.add_vline(x=current_dk, line=dict(color=ROLE_COLORS["Q"], width=3), row=1, col=col)
-        fig.update_xaxes(type="log", tickvals=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
-                         title=dict(text=x_title), row=1, col=col)
-    fig.add_scatter(x=[None], y=[None], mode="lines", name=escape(ref_texts[2].format(d_k=current_dk)),
-                    line=dict(color=ROLE_COLORS["Q"], width=3), row=1, col=1)
-    fig.update_yaxes(range=[0, 1.15], row=1, col=1)
-    fig.update_yaxes(range=[-0.05 * ln_n, ln_n * 1.18], row=1, col=2)
-    fig = _plain_layout(fig, title, 460)
-    fig.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.22, x=0, font=dict(size=16)),
-                      margin=dict(b=110))
-    return fig
+
+def temperature_chart_spec(temperatures, weights, labels, *, current_T: float, marks=(), x_title: str,
+                           y_title: str, limit_texts, current_text: str = "T = {T}", title: str = "") -> dict:
+    """The figure of :func:`temperature_chart` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
+    Ts = np.array(temperatures, dtype=np.float64)  # a copy, as validation makes
+    W = np.asarray(weights, dtype=np.float64)
+    n = W.shape[1]
+    data = [{"hovertemplate": "T=%{x:.2f}: %{y:.1%}<extra>%{fullData.name}</extra>",
+             "line": {"color": KEY_SHADES[j % len(KEY_SHADES)], "dash": ("solid", "dash", "dot", "dashdot",
+                                                                         "longdash")[j % 5], "width": 4},
+             "mode": "lines", "name": escape(labels[j]), "x": Ts, "y": W[:, j].copy(), "type": "scatter"}
+            for j in range(n)]
+    dotted = {"color": "#777", "dash": "dot", "width": 2}
+    shapes = [_hline(1 / n, dict(dotted)), _hline(1.0, dict(dotted)),
+              _vline(current_T, {"color": ROLE_COLORS["weights"], "width": 3})]
+    notes = [_hline_note(1 / n, escape(limit_texts[1]), "bottom right", {"color": "#444", "size": 15}),
+             _hline_note(1.0, escape(limit_texts[0]), "top right", {"color": "#444", "size": 15})]
+    # vertical lines carry no annotation (on a log axis it would be placed at 10^x); the legend names them
+    data.append({"line": {"color": ROLE_COLORS["weights"], "width": 3}, "mode": "lines",
+                 "name": escape(current_text.format(T=f"{current_T:g}")), "x": [None], "y": [None], "type": "scatter"})
+    for T, text in marks:
+        shapes.append(_vline(T, {"color": ROLE_COLORS["Q"], "dash": "dash", "width": 2}))
+        data.append({"line": {"color": ROLE_COLORS["Q"], "dash": "dash", "width": 2}, "mode": "lines",
+                     "name": escape(text), "x": [None], "y": [None], "type": "scatter"})
+    axes = {"xaxis": {"tickvals": [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20], "title": {"text": x_title}, "type": "log"},
+            "yaxis": {"range": [-0.03, 1.15], "tickformat": ".0%", "title": {"text": y_title}}}
+    layout = _lesson_layout(title, 460, axes, notes)
+    layout.update({"showlegend": True, "legend": {"font": {"size": 16}, "orientation": "h", "x": 0, "y": -0.25},
+                   "shapes": shapes})
+    layout["margin"]["b"] = 110
+    return {"data": data, "layout": layout}
 
 
 def temperature_chart(temperatures, weights, labels, *, current_T: float, marks=(), x_title: str,
@@ -385,34 +521,31 @@ def temperature_chart(temperatures, weights, labels, *, current_T: float, marks=
         marks: (T, text) pairs for other vertical lines (e.g. T = √d_k), named in the legend.
         limit_texts: (T → 0 text, T → ∞ text).
     """
-    Ts = np.asarray(temperatures, dtype=np.float64)
-    W = np.asarray(weights, dtype=np.float64)
-    n = W.shape[1]
-    fig = go.Figure()
-    for j in range(n):
-        color = KEY_SHADES[j % len(KEY_SHADES)]
-        dash = ("solid", "dash", "dot", "dashdot", "longdash")[j % 5]
-        fig.add_scatter(x=Ts, y=W[:, j], mode="lines", name=escape(labels[j]), line=dict(color=color, width=4,
-                                                                                         dash=dash),
-                        hovertemplate="T=%{x:.2f}: %{y:.1%}<extra>%{fullData.name}</extra>")
-    fig.add_hline(y=1 / n, line=dict(color="#777", width=2, dash="dot"), annotation_text=escape(limit_texts[1]),
-                  annotation_position="bottom right", annotation_font=dict(size=15, color="#444"))
-    fig.add_hline(y=1.0, line=dict(color="#777", width=2, dash="dot"), annotation_text=escape(limit_texts[0]),
-                  annotation_position="top right", annotation_font=dict(size=15, color="#444"))
-    # vertical lines carry no annotation (on a log axis it would be placed at 10^x); the legend names them
-    fig.add_vline(x=current_T, line=dict(color=ROLE_COLORS["weights"], width=3))
-    fig.add_scatter(x=[None], y=[None], mode="lines", name=escape(current_text.format(T=f"{current_T:g}")),
-                    line=dict(color=ROLE_COLORS["weights"], width=3))
-    for T, text in marks:
-        fig.add_vline(x=T, line=dict(color=ROLE_COLORS["Q"], width=2, dash="dash"))
-        fig.add_scatter(x=[None], y=[None], mode="lines", name=escape(text),
-                        line=dict(color=ROLE_COLORS["Q"], width=2, dash="dash"))
-    fig.update_xaxes(type="log", title=dict(text=x_title), tickvals=[0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20])
-    fig.update_yaxes(range=[-0.03, 1.15], tickformat=".0%", title=dict(text=y_title))
-    fig = _plain_layout(fig, title, 460)
-    fig.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.25, x=0, font=dict(size=16)),
-                      margin=dict(b=110))
-    return fig
+    return _figure(temperature_chart_spec(temperatures, weights, labels, current_T=current_T, marks=marks,
+                                          x_title=x_title, y_title=y_title, limit_texts=limit_texts,
+                                          current_text=current_text, title=title))
+
+
+def temperature_bars_spec(weights, labels, *, limit_zero, limit_inf, legend, title: str = "") -> dict:
+    """The figure of :func:`temperature_bars` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
+    spec = bars_spec(weights, labels, title=title, percent=True, y_range=(0, 1.18))
+    bar = spec["data"][0]
+    bar["name"] = escape(legend[0])
+    dotted = {"color": "#777", "dash": "dot", "width": 2}
+    spec["data"] += [
+        {"hovertemplate": "%{y:.0%}<extra>%{fullData.name}</extra>",
+         "marker": {"color": "#222", "line": {"color": "white", "width": 1}, "size": 16, "symbol": "diamond"},
+         "mode": "markers", "name": escape(legend[1]), "x": [i + 0.3 for i in bar["x"]],
+         "y": np.array(limit_zero, dtype=np.float64), "type": "scatter"},
+        {"line": dict(dotted), "mode": "lines", "name": escape(legend[2]), "x": [None], "y": [None], "type": "scatter"},
+    ]
+    layout = spec["layout"]
+    layout.update({"showlegend": True, "height": 400, "shapes": [_hline(float(np.mean(limit_inf)), dict(dotted))],
+                   "legend": {"font": {"size": 15}, "orientation": "h", "x": 0, "y": -0.2}})
+    layout["margin"]["b"] = 100
+    layout["font"]["size"] = 16
+    layout["xaxis"]["tickfont"] = {"size": 16}
+    return spec
 
 
 def temperature_bars(weights, labels, *, limit_zero, limit_inf, legend, title: str = "") -> go.Figure:
@@ -423,18 +556,5 @@ def temperature_bars(weights, labels, *, limit_zero, limit_inf, legend, title: s
         weights: (n,); limit_zero: (n,) the argmax limit; limit_inf: (n,) the uniform limit.
         legend: (current T, T → 0, T → ∞) texts.
     """
-    w = np.asarray(weights, dtype=np.float64)
-    fig = bars(w, labels, title=title, percent=True, y_range=(0, 1.18))
-    fig.data[0].name = escape(legend[0])
-    x = list(range(len(w)))
-    fig.add_scatter(x=[i + 0.3 for i in x], y=np.asarray(limit_zero, dtype=np.float64), mode="markers",
-                    name=escape(legend[1]),
-                    marker=dict(symbol="diamond", size=16, color="#222", line=dict(color="white", width=1)),
-                    hovertemplate="%{y:.0%}<extra>%{fullData.name}</extra>")
-    fig.add_hline(y=float(np.mean(limit_inf)), line=dict(color="#777", width=2, dash="dot"))
-    fig.add_scatter(x=[None], y=[None], mode="lines", name=escape(legend[2]),
-                    line=dict(color="#777", width=2, dash="dot"))
-    fig.update_layout(showlegend=True, height=400, legend=dict(orientation="h", y=-0.2, x=0, font=dict(size=15)),
-                      margin=dict(b=100), font=dict(size=16))
-    fig.update_xaxes(tickfont=dict(size=16))
-    return fig
+    return _figure(temperature_bars_spec(weights, labels, limit_zero=limit_zero, limit_inf=limit_inf,
+                                         legend=legend, title=title))

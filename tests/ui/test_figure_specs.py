@@ -4,7 +4,9 @@ the same figure with validation gives the same JSON, so what the browser gets is
 still validates later edits."""
 from __future__ import annotations
 
+import base64
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import plotly.graph_objects as go
@@ -73,6 +75,369 @@ def test_figure_does_not_follow_the_callers_array():
     assert np.asarray(fig.data[0].z)[0, 0] == 1.0
 
 
+# ------------------------------------------------------------------------- the scaling lesson's specs
+# The reference: the scaling lesson's go.Figure builders as they were before they were written as specs (ui/figures.py
+# at commit 7768709), copied here unchanged but for their names, docstrings and the constants frozen in R. Each spec
+# must give the same JSON value for value (ints stay ints, float64 arrays the same bytes), so the charts on the page
+# are exactly those of before. Only escape and fmt_num are taken from ui.figures (shared by every figure, unchanged).
+R = SimpleNamespace(
+    ROLE_COLORS={"X": "#444444", "W": "#7F7F7F", "Q": "#D55E00", "K": "#0072B2", "V": "#009E73", "out": "#CC79A7",
+                 "weights": "#E69F00"},
+    FONT="Noto Sans CJK JP, Noto Sans JP, Hiragino Sans, Yu Gothic, Meiryo, sans-serif",
+    SCALED_STYLE=dict(color="#E69F00", dash="solid"), UNSCALED_STYLE=dict(color="#444444", dash="dash"),
+    KEY_SHADES=("#0072B2", "#56B4E9", "#003F63", "#6A9FCC", "#00263D"), escape=F.escape, fmt_num=F.fmt_num)
+
+
+def ref_bars_spec(values, labels, *, title: str = "", color: str = R.ROLE_COLORS["weights"], percent: bool = False,
+              y_range=None, axis_title: str = "", hover: str = "") -> dict:
+    v = np.array(values, dtype=np.float64)  # a copy: the figure must not follow later changes of the caller's array
+    names = [R.escape(x) for x in labels]
+    text = [f"{100 * x:.1f}%" for x in v.tolist()] if percent else [R.fmt_num(x) for x in v.tolist()]
+    trace = {"cliponaxis": False, "customdata": names,
+             "hovertemplate": hover or "%{customdata}: %{text}<extra></extra>", "marker": {"color": color},
+             "text": text, "textfont": {"size": 16}, "textposition": "outside", "x": list(range(len(v))), "y": v,
+             "type": "bar"}
+    yaxis = {"title": {"text": axis_title}}
+    if y_range:
+        yaxis["range"] = list(y_range)
+    yaxis.update({"gridcolor": "#e5e5e5", "zerolinecolor": "#999"})
+    if percent:
+        yaxis["tickformat"] = ".0%"
+    layout = {
+        "title": {"font": {"size": 17}, "text": f"<b>{title}</b>" if title else "", "x": 0, "xanchor": "left"},
+        "margin": {"l": 10, "r": 10, "t": 50 if title else 20, "b": 40}, "font": {"family": R.FONT, "size": 14},
+        "xaxis": {"tickfont": {"size": 15}, "tickvals": list(range(len(v))), "ticktext": names}, "yaxis": yaxis,
+        "height": 300, "plot_bgcolor": "white", "paper_bgcolor": "white", "showlegend": False,
+    }
+    return {"data": [trace], "layout": layout}
+
+
+def ref_bars(values, labels, **kw) -> go.Figure:
+    return go.Figure(ref_bars_spec(values, labels, **kw))
+
+
+def ref_plain_layout(fig: go.Figure, title: str, height: int) -> go.Figure:
+    fig.update_layout(
+        title=dict(text=f"<b>{title}</b>" if title else "", font=dict(size=19), x=0, xanchor="left"),
+        height=height, margin=dict(l=10, r=10, t=80 if title else 50, b=50), font=dict(family=R.FONT, size=16),
+        plot_bgcolor="white", paper_bgcolor="white", showlegend=False, bargap=0.25,
+    )
+    fig.update_annotations(font=dict(size=17))
+    fig.update_yaxes(gridcolor="#e5e5e5", zerolinecolor="#888", zerolinewidth=1.5, tickfont=dict(size=15))
+    fig.update_xaxes(tickfont=dict(size=16))
+    return fig
+
+
+def ref_scaling_steps(raw, scaled, weights, labels, *, panel_titles, title: str = "", score_limit: float = 10.0,
+                  hover: str = "") -> go.Figure:
+    from plotly.subplots import make_subplots
+
+    r, s, w = (np.asarray(a, dtype=np.float64) for a in (raw, scaled, weights))
+    names = [R.escape(x) for x in labels]
+    x = list(range(len(r)))
+    top = max(score_limit, float(np.max(np.abs(np.concatenate([r, s]))))) * 1.18
+    fig = make_subplots(rows=1, cols=3, subplot_titles=[R.escape(t) for t in panel_titles], horizontal_spacing=0.07)
+    for col, vals in ((1, r), (2, s)):
+        fig.add_bar(x=x, y=vals, text=[R.fmt_num(v) for v in vals], textposition="outside", cliponaxis=False,
+                    marker_color=R.ROLE_COLORS["K"], textfont=dict(size=17), customdata=names,
+                    hovertemplate=hover or "%{customdata}: %{text}<extra></extra>", row=1, col=col)
+        fig.update_yaxes(range=[-top, top], row=1, col=col)
+    fig.add_bar(x=x, y=w, text=[f"{100 * v:.1f}%" for v in w], textposition="outside", cliponaxis=False,
+                marker_color=R.ROLE_COLORS["weights"], textfont=dict(size=18), customdata=names,
+                hovertemplate=hover or "%{customdata}: %{text}<extra></extra>", row=1, col=3)
+    fig.update_yaxes(range=[0, 1.18], tickformat=".0%", row=1, col=3)
+    for col in (1, 2, 3):
+        fig.update_xaxes(tickvals=x, ticktext=names, row=1, col=col)
+    return ref_plain_layout(fig, title, 400)
+
+
+def ref_value_mix(values, weights, output, labels, dim_labels, *, out_title: str, title: str = "",
+              share_text: str = "× {p}") -> go.Figure:
+    from plotly.subplots import make_subplots
+
+    V = np.asarray(values, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    z = np.asarray(output, dtype=np.float64)
+    n, d = V.shape
+    dims = [R.escape(x) for x in dim_labels]
+    titles = [f"{R.escape(lab)}<br>{share_text.format(p=f'{100 * wj:.1f}%')}" for lab, wj in zip(labels, w)]
+    titles.append(R.escape(out_title))
+    fig = make_subplots(rows=1, cols=n + 1, subplot_titles=titles, horizontal_spacing=0.05, shared_yaxes=True)
+    top = max(1.0, float(np.max(np.abs(np.concatenate([V.ravel(), z]))))) * 1.25
+    lo = -top if (V < 0).any() or (z < 0).any() else 0.0
+    for j in range(n + 1):
+        vals = V[j] if j < n else z
+        color = R.ROLE_COLORS["V"] if j < n else R.ROLE_COLORS["out"]
+        fig.add_bar(x=list(range(d)), y=vals, text=[R.fmt_num(v) for v in vals], textposition="outside",
+                    cliponaxis=False, marker=dict(color=color, line=dict(color="#222", width=2 if j == n else 0)),
+                    textfont=dict(size=16), customdata=dims, hovertemplate="%{customdata}: %{text}<extra></extra>",
+                    row=1, col=j + 1)
+        fig.update_xaxes(tickvals=list(range(d)), ticktext=dims, row=1, col=j + 1)
+    fig.update_yaxes(range=[lo, top])
+    fig = ref_plain_layout(fig, title, 380)
+    fig.update_layout(margin=dict(t=110 if title else 80))
+    return fig
+
+
+def ref_variance_histograms(centers, density_raw, density_scaled, *, d_k: int, row_titles, x_title: str,
+                        y_title: str, title: str = "") -> go.Figure:
+    from plotly.subplots import make_subplots
+
+    c = np.asarray(centers, dtype=np.float64)
+    width = float(c[1] - c[0]) if c.size > 1 else 1.0
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.16,
+                        subplot_titles=[R.escape(t) for t in row_titles])
+    grid = np.linspace(c[0] - width / 2, c[-1] + width / 2, 400)
+    for row, dens, var, style in ((1, density_raw, float(d_k), R.UNSCALED_STYLE), (2, density_scaled, 1.0,
+                                                                                   R.SCALED_STYLE)):
+        fig.add_bar(x=c, y=np.asarray(dens, dtype=np.float64), width=width, marker_color=style["color"],
+                    opacity=0.8, hovertemplate="%{x:.2f}: %{y:.4f}<extra></extra>", row=row, col=1)
+        pdf = np.exp(-grid**2 / (2 * var)) / np.sqrt(2 * np.pi * var)
+        fig.add_scatter(x=grid, y=pdf, mode="lines", line=dict(color="#111", width=2),
+                        hoverinfo="skip", row=row, col=1)
+        fig.update_yaxes(title=dict(text=y_title, font=dict(size=14)), rangemode="tozero", row=row, col=1)
+    fig.update_xaxes(title=dict(text=x_title), row=2, col=1)
+    fig.update_layout(bargap=0)
+    return ref_plain_layout(fig, title, 560)
+
+
+def ref_saturation_chart(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, *, n_keys: int, current_dk: int,
+                     panel_titles, legend, x_title: str, ref_texts, title: str = "") -> go.Figure:
+    from plotly.subplots import make_subplots
+
+    x = np.asarray(d_ks, dtype=np.float64)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=[R.escape(t) for t in panel_titles], horizontal_spacing=0.09)
+    ln_n = float(np.log(n_keys))
+    for col, (raw, sc), (uni, one) in ((1, (max_raw, max_scaled), (1 / n_keys, 1.0)),
+                                       (2, (ent_raw, ent_scaled), (ln_n, 0.0))):
+        for ys, style, name in ((raw, R.UNSCALED_STYLE, legend[0]), (sc, R.SCALED_STYLE, legend[1])):
+            fig.add_scatter(x=x, y=np.asarray(ys, dtype=np.float64), mode="lines+markers", name=R.escape(name),
+                            line=dict(width=4, **style), marker=dict(size=8, color=style["color"]),
+                            showlegend=col == 1, hovertemplate="d_k=%{x}: %{y:.3f}<extra>%{fullData.name}</extra>",
+                            row=1, col=col)
+        for y, label in ((uni, ref_texts[0]), (one, ref_texts[1])):
+            fig.add_hline(y=y, line=dict(color="#999", width=1.5, dash="dot"), annotation_text=R.escape(label),
+                          annotation_position="top left", annotation_font=dict(size=14, color="#555"),
+                          row=1, col=col)
+        # on a log axis a shape's x is the value itself in plotly.py's add_vline, but annotations would need log10:
+        # the line gets no annotation; the legend names it instead
+        fig.add_vline(x=current_dk, line=dict(color=R.ROLE_COLORS["Q"], width=3), row=1, col=col)
+        fig.update_xaxes(type="log", tickvals=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+                         title=dict(text=x_title), row=1, col=col)
+    fig.add_scatter(x=[None], y=[None], mode="lines", name=R.escape(ref_texts[2].format(d_k=current_dk)),
+                    line=dict(color=R.ROLE_COLORS["Q"], width=3), row=1, col=1)
+    fig.update_yaxes(range=[0, 1.15], row=1, col=1)
+    fig.update_yaxes(range=[-0.05 * ln_n, ln_n * 1.18], row=1, col=2)
+    fig = ref_plain_layout(fig, title, 460)
+    fig.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.22, x=0, font=dict(size=16)),
+                      margin=dict(b=110))
+    return fig
+
+
+def ref_temperature_chart(temperatures, weights, labels, *, current_T: float, marks=(), x_title: str,
+                      y_title: str, limit_texts, current_text: str = "T = {T}", title: str = "") -> go.Figure:
+    Ts = np.asarray(temperatures, dtype=np.float64)
+    W = np.asarray(weights, dtype=np.float64)
+    n = W.shape[1]
+    fig = go.Figure()
+    for j in range(n):
+        color = R.KEY_SHADES[j % len(R.KEY_SHADES)]
+        dash = ("solid", "dash", "dot", "dashdot", "longdash")[j % 5]
+        fig.add_scatter(x=Ts, y=W[:, j], mode="lines", name=R.escape(labels[j]), line=dict(color=color, width=4,
+                                                                                         dash=dash),
+                        hovertemplate="T=%{x:.2f}: %{y:.1%}<extra>%{fullData.name}</extra>")
+    fig.add_hline(y=1 / n, line=dict(color="#777", width=2, dash="dot"), annotation_text=R.escape(limit_texts[1]),
+                  annotation_position="bottom right", annotation_font=dict(size=15, color="#444"))
+    fig.add_hline(y=1.0, line=dict(color="#777", width=2, dash="dot"), annotation_text=R.escape(limit_texts[0]),
+                  annotation_position="top right", annotation_font=dict(size=15, color="#444"))
+    # vertical lines carry no annotation (on a log axis it would be placed at 10^x); the legend names them
+    fig.add_vline(x=current_T, line=dict(color=R.ROLE_COLORS["weights"], width=3))
+    fig.add_scatter(x=[None], y=[None], mode="lines", name=R.escape(current_text.format(T=f"{current_T:g}")),
+                    line=dict(color=R.ROLE_COLORS["weights"], width=3))
+    for T, text in marks:
+        fig.add_vline(x=T, line=dict(color=R.ROLE_COLORS["Q"], width=2, dash="dash"))
+        fig.add_scatter(x=[None], y=[None], mode="lines", name=R.escape(text),
+                        line=dict(color=R.ROLE_COLORS["Q"], width=2, dash="dash"))
+    fig.update_xaxes(type="log", title=dict(text=x_title), tickvals=[0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20])
+    fig.update_yaxes(range=[-0.03, 1.15], tickformat=".0%", title=dict(text=y_title))
+    fig = ref_plain_layout(fig, title, 460)
+    fig.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.25, x=0, font=dict(size=16)),
+                      margin=dict(b=110))
+    return fig
+
+
+def ref_temperature_bars(weights, labels, *, limit_zero, limit_inf, legend, title: str = "") -> go.Figure:
+    w = np.asarray(weights, dtype=np.float64)
+    fig = ref_bars(w, labels, title=title, percent=True, y_range=(0, 1.18))
+    fig.data[0].name = R.escape(legend[0])
+    x = list(range(len(w)))
+    fig.add_scatter(x=[i + 0.3 for i in x], y=np.asarray(limit_zero, dtype=np.float64), mode="markers",
+                    name=R.escape(legend[1]),
+                    marker=dict(symbol="diamond", size=16, color="#222", line=dict(color="white", width=1)),
+                    hovertemplate="%{y:.0%}<extra>%{fullData.name}</extra>")
+    fig.add_hline(y=float(np.mean(limit_inf)), line=dict(color="#777", width=2, dash="dot"))
+    fig.add_scatter(x=[None], y=[None], mode="lines", name=R.escape(legend[2]),
+                    line=dict(color="#777", width=2, dash="dot"))
+    fig.update_layout(showlegend=True, height=400, legend=dict(orientation="h", y=-0.2, x=0, font=dict(size=15)),
+                      margin=dict(b=100), font=dict(size=16))
+    fig.update_xaxes(tickfont=dict(size=16))
+    return fig
+
+
+def _scaling_cases():
+    """(id, name of the builder, args, kwargs): the page's own inputs, and the edges (no titles, empty panel titles,
+    large scores, negative values, other sizes, one histogram bin, no or several marks, more books than shades)."""
+    from attention_core import scaling as S
+
+    books = ["犬の図鑑", "<b>料理</b> & co", "犬の図鑑"]
+    values = np.array([[5.0, 1.0, 0.0], [1.0, 5.0, 0.0], [0.0, 0.0, 5.0]])
+    mix = S.book_mix([8.0, 2.0, -4.0], 64, values)
+    yield "steps page", "scaling_steps", (mix.raw, mix.scaled, mix.weights, books), dict(
+        panel_titles=("スコア q·k", "÷ √64 = ÷ 8", "割合 <b>"), title="スコア → ÷√d_k", hover="%{customdata}: %{text}")
+    yield "steps bare", "scaling_steps", ([30, 0, 0], [30, 0, 0], [1, 0, 0], ["a", "b", "c"]), dict(
+        panel_titles=("", "", ""))
+    yield "steps one title", "scaling_steps", ([1.5, -2.0], [1.5, -2.0], [0.97, 0.03], ["a", "b"]), dict(
+        panel_titles=("raw", "", "w"), score_limit=1.0, title="t")
+    yield "mix page", "value_mix", (values, mix.weights, mix.output, books, ["動物", "料理", "宇宙"]), dict(
+        out_title="出力 z", title="3 冊の中身", share_text="× 割合 {p}")
+    V = np.array([[-3.0, 1.0], [2.0, 0.5]])
+    yield "mix negative", "value_mix", (V, [0.3, 0.7], np.array([0.3, 0.7]) @ V, ["x", "y"], ["d1", "d<2>"]), dict(
+        out_title="z")
+    V = np.arange(8.0).reshape(4, 2) / 3
+    yield "mix 4 books", "value_mix", (V, [0.1, 0.2, 0.3, 0.4], np.array([0.1, 0.2, 0.3, 0.4]) @ V,
+                                       list("abcd"), ["p", "q"]), dict(out_title="out", title="T", share_text="{p}")
+    for d_k, title in ((64, "q·k のばらつき"), (1, ""), (512, "wide")):
+        lab = S.variance_lab(d_k, 2000, 3)
+        half = 4.0 * max(np.sqrt(d_k), 1.0)
+        centers, raw = S.density_histogram(lab.raw, -half, half, bins=61)
+        _, scaled = S.density_histogram(lab.scaled, -half, half, bins=61)
+        yield f"variance {d_k}", "variance_histograms", (centers, raw, scaled), dict(
+            d_k=d_k, title=title, row_titles=(f"raw {lab.var_raw:.2f}", "scaled <1>"), x_title="値", y_title="密度")
+    yield "variance one bin", "variance_histograms", ([0.5], [1.0], [2.0]), dict(d_k=4, row_titles=("", "b"),
+                                                                                   x_title="", y_title="")
+    for n_keys, current, title in ((8, 64, "重みの最大値 (n = 8)"), (2, 512, ""), (32, 1, "n = 32")):
+        cur = S.saturation_curves(S.SATURATION_DKS, n_keys, 50, 1)
+        yield f"saturation {n_keys}", "saturation_chart", (cur.d_ks, cur.max_raw, cur.max_scaled, cur.entropy_raw,
+                                                           cur.entropy_scaled), dict(
+            n_keys=n_keys, current_dk=current, title=title, panel_titles=("最大値", "エントロピー"),
+            legend=("割らない", "√d_k で割る <i>"), x_title="d_k",
+            ref_texts=("一様 1/n", "1 つに集中", "いまの d_k = {d_k}"))
+    T_grid = np.geomspace(0.05, 20.0, 160)
+    scores = [8.0, 2.0, -4.0]
+    yield "temperature page", "temperature_chart", (T_grid, S.temperature_sweep(scores, T_grid), books), dict(
+        current_T=1.0, marks=[(8.0, "T = √d_k")], title="温度", x_title="T", y_title="割合",
+        limit_texts=("T → 0", "T → ∞ <b>"), current_text="いまの T = {T}")
+    six = [1.0, 0.5, 0.0, -0.5, -1.0, 2.0]
+    yield "temperature six", "temperature_chart", (T_grid[:7], S.temperature_sweep(six, T_grid[:7]), list("abcdef")),\
+        dict(current_T=0.05, x_title="", y_title="", limit_texts=("", ""))
+    yield "temperature marks", "temperature_chart", (T_grid, S.temperature_sweep(scores, T_grid), books), dict(
+        current_T=20.0, marks=[(float(np.sqrt(2)), "√2"), (4.0, "√16")], x_title="T", y_title="w",
+        limit_texts=("a", "b"))
+    for T, title in ((1.0, "T = 1 のとき"), (0.05, "")):
+        yield f"temperature bars {T}", "temperature_bars", (S.temperature_softmax(scores, T), books), dict(
+            limit_zero=S.argmax_limit(scores), limit_inf=S.uniform_limit(3), title=title,
+            legend=("いまの T", "T → 0", "T → ∞"))
+    yield "temperature bars tie", "temperature_bars", ([0.5, 0.5], ["a", "a"]), dict(
+        limit_zero=[0.5, 0.5], limit_inf=[0.5, 0.5], legend=("now", "0", "inf"))
+
+
+SCALING_CASES = list(_scaling_cases())
+REFERENCE = {"scaling_steps": ref_scaling_steps, "value_mix": ref_value_mix,
+             "variance_histograms": ref_variance_histograms, "saturation_chart": ref_saturation_chart,
+             "temperature_chart": ref_temperature_chart, "temperature_bars": ref_temperature_bars}
+scaling_cases = pytest.mark.parametrize("name, builder, args, kwargs", SCALING_CASES,
+                                        ids=[case[0] for case in SCALING_CASES])
+
+
+def _canonical(fig: go.Figure) -> str:
+    """What plotly sends for a figure, keys sorted: equal strings are equal values of equal JSON types."""
+    return json.dumps(json.loads(pio.to_json(fig, validate=False)), sort_keys=True, ensure_ascii=False)
+
+
+def _plain(obj):
+    """A spec or to_plotly_json() value with arrays (NumPy or plotly.js typed-array dicts) as (kind, dtype, list)."""
+    if isinstance(obj, dict):
+        if "bdata" in obj and "dtype" in obj:
+            a = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=np.dtype(obj["dtype"]))
+            return ("array", a.dtype.str, a.tolist())
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return ("array", obj.dtype.str, obj.tolist())
+    return obj
+
+
+@scaling_cases
+def test_scaling_spec_is_in_validated_form(name, builder, args, kwargs):
+    spec = getattr(F, f"{builder}_spec")(*args, **kwargs)
+    validated = go.Figure(spec)
+    as_json = validated.to_plotly_json()
+    assert "template" not in spec["layout"]
+    as_json["layout"].pop("template", None)
+    assert _plain(as_json) == _plain(spec)
+    assert _canonical(F._figure(spec)) == _canonical(validated)
+
+
+@scaling_cases
+def test_scaling_spec_is_todays_figure(name, builder, args, kwargs):
+    spec = getattr(F, f"{builder}_spec")(*args, **kwargs)
+    reference = _canonical(REFERENCE[builder](*args, **kwargs))
+    assert _canonical(F._figure(spec)) == reference
+    assert _canonical(getattr(F, builder)(*args, **kwargs)) == reference  # the public builder: the same figure
+
+
+@pytest.mark.parametrize("rows, cols, spacing, titles, shared", [
+    (1, 2, 0.09, ["a", "b"], False), (1, 3, 0.07, ["a", "", "c"], False), (1, 3, 0.07, ["", "", ""], False),
+    (1, 2, 0.05, ["a", "b"], True), (1, 4, 0.05, ["a", "b", "c", "d"], True), (1, 6, 0.05, list("abcdef"), True),
+    (2, 1, 0.16, ["a", "b"], True), (2, 1, 0.16, ["", "b"], False), (3, 1, 0.1, ["a", "b", "c"], True),
+    (1, 1, 0.1, ["a"], True), (1, 3, 0.07, ["a"], False),
+])
+def test_subplot_grid_is_what_make_subplots_makes(rows, cols, spacing, titles, shared):
+    from plotly.subplots import make_subplots
+
+    along = ({"horizontal_spacing": spacing, "shared_yaxes": shared} if rows == 1
+             else {"vertical_spacing": spacing, "shared_xaxes": shared})
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, **along)
+    expected = fig.to_plotly_json()["layout"]
+    expected.pop("template", None)
+    axes, annotations, cells = F._subplot_grid(rows, cols, spacing=spacing, titles=titles, shared=shared)
+    got = dict(axes, annotations=annotations) if annotations else axes
+    assert _plain(got) == _plain({k: v for k, v in expected.items() if v != ()})
+    for k, cell in enumerate(cells):  # the cells in reading order are the grid's (row, col) references
+        ref = fig.get_subplot(k // cols + 1, k % cols + 1)
+        assert (cell["x"], cell["y"]) == (ref.xaxis.plotly_name.replace("axis", ""),
+                                          ref.yaxis.plotly_name.replace("axis", ""))
+        assert cell["xaxis"] is axes[ref.xaxis.plotly_name] and cell["yaxis"] is axes[ref.yaxis.plotly_name]
+
+
+def test_subplot_grid_refuses_a_two_dimensional_grid():
+    with pytest.raises(ValueError, match="rows=2, cols=2"):
+        F._subplot_grid(2, 2, spacing=0.1)
+
+
+def test_scaling_figures_keep_validating_later_edits():
+    fig = F.saturation_chart([1, 2], [0.5, 0.6], [0.5, 0.5], [0.6, 0.5], [0.6, 0.6], n_keys=2, current_dk=1,
+                             panel_titles=("a", "b"), legend=("x", "y"), x_title="d", ref_texts=("u", "o", "c"))
+    with pytest.raises(ValueError):
+        fig.update_layout(not_a_property=1)
+    with pytest.raises(ValueError):
+        fig.update_xaxes(not_a_property=1)
+    fig.update_layout(yaxis2_range=[0, 2])  # (no make_subplots grid behind it: axes are addressed by name)
+    assert tuple(fig.layout.yaxis2.range) == (0, 2)
+
+
+def test_scaling_specs_do_not_follow_the_callers_arrays():
+    raw, w = np.array([1.0, 2.0]), np.array([0.4, 0.6])
+    spec = F.scaling_steps_spec(raw, raw, w, ["a", "b"], panel_titles=("", "", ""))
+    raw[0], w[0] = 9.0, 9.0
+    assert [d["y"][0] for d in spec["data"]] == [1.0, 1.0, 0.4]
+    c = np.array([0.0, 1.0])
+    spec = F.variance_histograms_spec(c, c, c, d_k=1, row_titles=("", ""), x_title="", y_title="")
+    c[0] = 5.0
+    assert spec["data"][0]["x"][0] == 0.0 and spec["data"][0]["y"][0] == 0.0
+
+
 # ------------------------------------------------------------------------- what Streamlit sends (ui/draw.py)
 def _page_with_both_paths():
     """Each figure drawn twice: the public builder's go.Figure through st.plotly_chart, and the page path of
@@ -116,3 +481,35 @@ def test_streamlit_sends_the_same_json_on_the_page_path():
         assert specs[f"{name}:fast"] == specs[f"{name}:slow"], name
     assert specs["heat:cached"] == specs["heat:slow"]
     assert specs["heat:slow"]["layout"]["template"], "the default template is part of what is sent"
+
+
+def _scaling_page(cases):
+    """Each scaling chart twice: the reference go.Figure (today's builder) through st.plotly_chart, and its spec
+    through draw.show_figure, the page's path."""
+    import streamlit as st
+
+    from ui import draw
+
+    for name, reference, spec, args, kwargs in cases:
+        st.plotly_chart(reference(*args, **kwargs), key=f"{name}:before")
+        draw.show_figure(spec(*args, **kwargs), key=f"{name}:now")
+
+
+def test_streamlit_sends_the_same_json_for_the_scaling_specs():
+    from streamlit.testing.v1 import AppTest
+
+    cases = [(name, REFERENCE[builder], getattr(F, f"{builder}_spec"), args, kwargs)
+             for name, builder, args, kwargs in SCALING_CASES]
+    at = AppTest.from_function(_scaling_page, args=(cases,), default_timeout=30).run()
+    assert not at.exception, [e.message for e in at.exception]
+    specs = {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    assert len(specs) == 2 * len(cases)
+    for name, *_ in cases:
+        assert specs[f"{name}:now"] == specs[f"{name}:before"], name
+
+
+def test_show_figure_takes_specs_only():
+    from ui import draw
+
+    with pytest.raises(TypeError, match=r"\*_spec"):
+        draw.show_figure(F.bars([0.5, 0.5], ["a", "b"]))
