@@ -4,13 +4,14 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
+from attention_core.tokens import MAX_TEXT_CHARS
 from lessons import qkv as lesson
 from ui import bind, draw, runtime, widgets
 from ui import figures as F
 from ui.i18n import t
 
 CELL = "qkv.cell"  # the one-cell slider's widgets: qkv.cell:m / :i / :j (picker), qkv.cell:v (slider)
+DIRECT_FLOW = [("Q", "Q · K · V"), *draw.FLOW_QKV[3:]]  # Q, K, V typed in: no X, no W
 LIVE, GRID = "live", "grid"  # notice places: inside the numbers' fragment, next to the grids
 
 
@@ -54,16 +55,6 @@ def size_sliders(page: runtime.Page) -> None:
                      apply=lambda s, v: lesson.with_sizes(s, d_v=v))
         bind.control(page, s4.slider, "seed", t("qkv.seed"), value=state.seed, apply=lesson.with_seed,
                      min_value=0, max_value=lesson.SEED_MAX, step=1, help=t("qkv.seed_help"))
-
-
-def token_notices(state: lesson.QKVState) -> None:
-    tok = tokenize(state.text)
-    if tok.truncated:
-        st.warning(t("notice.too_many_tokens", n=tok.n_found, max=MAX_TOKENS), icon=":material/content_cut:")
-    if tok.splitter == "janome":
-        st.caption(t("qkv.split_janome", tokens=" / ".join(draw.md_escape(x) for x in tok.tokens)))
-    if len(set(tok.tokens)) < len(tok.tokens):
-        st.caption(t("qkv.duplicates"))
 
 
 # ---- sections ----------------------------------------------------------------------------------------------------
@@ -118,7 +109,7 @@ def qkv_section(state: lesson.QKVState, res: lesson.QKVResult) -> None:
                               key=f"qkv.fig.{n}_out", highlight_row=state.query if n == "Q" else None)
 
 
-def scores_section(state: lesson.QKVState, res: lesson.QKVResult) -> None:
+def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVResult) -> None:
     s = res.steps
     toks = list(state.tokens)
     st.subheader(t("qkv.sec.scores"))
@@ -127,8 +118,17 @@ def scores_section(state: lesson.QKVState, res: lesson.QKVResult) -> None:
         draw.show_heatmap("scores", s.scores, toks, toks, key="qkv.fig.scores", highlight_row=state.query,
                           caption=t("fig.scores.caption"))
     with c2:
-        draw.show_heatmap("scaled", s.scaled_scores, toks, toks, key="qkv.fig.scaled", highlight_row=state.query,
+        draw.show_heatmap("scaled", s.scores * s.scale, toks, toks, key="qkv.fig.scaled", highlight_row=state.query,
                           caption=t("fig.scaled.caption", d_k=state.d_k, root=f"{np.sqrt(state.d_k):.3f}"))
+    bind.field(page, st.toggle, "causal", t("qkv.causal"), convert=bool, help=t("qkv.causal_help"))
+    if state.causal:
+        c1, c2 = st.columns(2) if state.n <= 8 else (st.container(), st.container())
+        with c1:
+            draw.show_mask("mask_add", np.isfinite(s.scaled_scores), toks, toks, additive=True,
+                           key="qkv.fig.mask_add", caption=t("masks.out.mask_caption"))
+        with c2:
+            draw.show_heatmap("masked", s.scaled_scores, toks, toks, key="qkv.fig.masked", highlight_row=state.query,
+                              caption=t("masks.out.masked_caption"))
     st.subheader(t("qkv.sec.weights"))
     c1, c2 = st.columns([3, 2]) if state.n <= 8 and state.d_v <= 6 else (st.container(), st.container())
     with c1:
@@ -180,7 +180,7 @@ def query_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRes
              r"{\sum_m e^{s_m - s_{\max}}},\qquad \sum_m e^{s_m - s_{\max}} = %s" % draw.num(e.sum()))
     header = [t(f"qkv.tbl.{c}") for c in ("key", "products", "score", "scaled", "exp", "weight")]
     rows = [[f"{j + 1}: {tok}", _sum_of_products(q, res.K[j]), draw.num(s.scores[i, j]), draw.num(scaled[j]),
-             _tiny(e[j]), _percent(s.weights[i, j])] for j, tok in enumerate(toks)]
+             _tiny(e[j]), _percent(s.weights[i, j])] for j, tok in enumerate(toks)]  # num(−inf) is "−∞"
     st.markdown(draw.markdown_table(header, rows, align="llrrrr"))
     c1, c2 = st.columns(2)
     with c1:
@@ -223,16 +223,16 @@ def numbers(page: runtime.Page) -> None:
     inputs_section(page)
     if state.mode == "xw":
         qkv_section(state, res)
-    scores_section(state, res)
+    scores_section(page, state, res)
     query_section(page, state, res)
     preset_notes(state, res)
 
 
 def render(page: runtime.Page) -> None:
     controls(page)
-    token_notices(page.state)
+    draw.token_notices(page.state.text)
     size_sliders(page)
-    draw.pipeline_strip()
+    draw.pipeline_strip(draw.FLOW_QKV if page.state.mode == "xw" else DIRECT_FLOW)
     if page.state.n:
         inputs_head(page.state)
     page.live(numbers)

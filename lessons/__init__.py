@@ -7,13 +7,14 @@ language tables, and adding it here.
 from __future__ import annotations
 
 from .base import Lesson
+from .masks import LESSON as MASKS
 from .qkv import LESSON as QKV
 from .scaling import LESSON as SCALING
 
-REGISTRY: list[Lesson] = [QKV, SCALING]
+REGISTRY: list[Lesson] = [QKV, SCALING, MASKS]
 """The lessons in teaching order (a list, so a test can register a throwaway lesson for the duration of a test)."""
 
-PLANNED = ("masks", "multihead", "positional", "cross")
+PLANNED = ("multihead", "positional", "cross")
 """Lessons the home page announces as coming (texts lesson.<key>.title), until they are in REGISTRY."""
 
 

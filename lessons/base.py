@@ -61,14 +61,28 @@ class Lesson:
         if not self.page:
             object.__setattr__(self, "page", f"lesson_pages/{self.key}.py")
 
+    def _other_schemas(self, others) -> list[LinkSchema]:
+        import lessons  # the registry (lessons/__init__.py imports this module)
+
+        if others is None:
+            others = [x for x in lessons.REGISTRY if x.key != self.key]
+        out = []
+        for o in others:
+            if isinstance(o, str):
+                o = next((x for x in lessons.REGISTRY if x.key == o), None)
+            if o is not None and o.key != self.key:
+                out.append(o.link)
+        return out
+
     def encode(self, state) -> dict[str, str]:
         """State → query parameters (strings), the envelope first."""
         return link.write(self.link, self.to_link(state))
 
-    def decode(self, params: Mapping, other_namespaces=()) -> tuple[object, list[Notice]]:
+    def decode(self, params: Mapping, others=None) -> tuple[object, list[Notice]]:
         """Query parameters → (state, notices). Never raises: what cannot be used falls back to the default with
-        a notice. ``other_namespaces``: the other lessons' keys, so their links are recognised as theirs."""
-        env = link.read_envelope(self.link, params, other_namespaces)
+        a notice. ``others``: the other lessons (Lesson values or keys; default every other registered lesson),
+        so that their links are recognised as theirs."""
+        env = link.read_envelope(self.link, params, self._other_schemas(others))
         if not env.readable:
             return self.default_state(), list(env.notices)
         values, notices = link.read_fields(self.link.fields, env.params)

@@ -15,7 +15,7 @@ __all__ = ["CELL_LIMIT", "Refusal", "check_cell", "parse_number", "parse_cell_te
 CELL_LIMIT = 1000.0
 """Largest |value| a matrix cell may hold: keeps every product finite (16·1000² per entry at most)."""
 
-_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_NUMBER = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 """What a person means as a number: 1, -2.5, .5, 3., 1e-3. Not Python's extras (1_0, 0x1f, 'infinity')."""
 _NOT_FINITE = re.compile(r"^[+-]?(nan|inf|infinity|∞)$", re.I)
 _MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u30fc": "-"})
@@ -29,14 +29,14 @@ class Refusal(ValueError):
         self.code, self.args_ = code, args
 
 
-def check_cell(value) -> float:
-    """A cell value (a number, or a string a machine wrote, e.g. a link) as float64.
+def check_cell(value, limit: float = CELL_LIMIT) -> float:
+    """A cell value (a number, or a string a machine wrote, e.g. a link) as float64, |value| <= ``limit``.
 
     Strings must be plain decimals (``_NUMBER``): "1_0", "0x10" or " 1 2" are refused although Python's float()
     takes some of them.
 
     Raises:
-        Refusal with code "not_number", "not_finite" or "too_big" (|value| > CELL_LIMIT).
+        Refusal with code "not_number", "not_finite" or "too_big" (|value| > limit).
     """
     if isinstance(value, str):
         text = value.strip()
@@ -51,8 +51,8 @@ def check_cell(value) -> float:
         raise Refusal("not_number", value=str(value)[:40]) from None
     if not np.isfinite(v):
         raise Refusal("not_finite", value=str(value)[:40])
-    if abs(v) > CELL_LIMIT:
-        raise Refusal("too_big", value=f"{v:g}", limit=f"{CELL_LIMIT:g}")
+    if abs(v) > limit:
+        raise Refusal("too_big", value=f"{v:g}", limit=f"{limit:g}")
     return v + 0.0  # -0.0 → 0.0
 
 

@@ -19,16 +19,16 @@ language tables (``notice.<code>``) and whose ``args`` fill it. Notice codes of 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .cells import Refusal, check_cell, parse_number
+from .cells import CELL_LIMIT, Refusal, check_cell, parse_number
 
 __all__ = [
     "MAX_QUERY_CHARS", "MAX_VALUE_CHARS", "MAX_PARAMS", "IGNORED_KEYS", "Notice", "Field", "Int", "Choice", "Flag",
-    "Decimal", "Text", "Vector", "Matrix", "LinkSchema", "Envelope", "read_envelope", "read_fields",
+    "Decimal", "Text", "Vector", "Matrix", "Mask", "LinkSchema", "Envelope", "read_envelope", "read_fields",
     "read_matrices", "write", "format_number", "encode_matrix",
 ]
 
@@ -74,7 +74,7 @@ class Field:
         return self.parse(raw), None
 
 
-_INT = re.compile(r"^[+-]?\d{1,7}$")
+_INT = re.compile(r"^[+-]?[0-9]{1,7}$")
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,7 @@ class Vector(Field):
         return ",".join(format_number(x) for x in value)
 
 
-_SHAPE = re.compile(r"^(\d{1,2})x(\d{1,2}):(.*)$", re.S)
+_SHAPE = re.compile(r"^([0-9]{1,2})x([0-9]{1,2}):(.*)$", re.S)
 
 
 def encode_matrix(M) -> str:
@@ -221,9 +221,11 @@ def encode_matrix(M) -> str:
 @dataclass(frozen=True)
 class Matrix(Field):
     """A matrix "<r>x<c>:v,v,..." whose shape comes from the state (``Lesson.matrix_shape``); every value passes
-    :func:`lessons.cells.check_cell`."""
+    :func:`lessons.cells.check_cell` with ``limit`` (a matrix computed from others, such as Q = X·W, may hold
+    more than a typed cell)."""
 
     key: str
+    limit: float = CELL_LIMIT
 
     def parse_shaped(self, raw: str, shape: tuple[int, int]) -> np.ndarray:
         m = _SHAPE.match(raw)
@@ -235,11 +237,40 @@ class Matrix(Field):
         parts = m.group(3).split(",") if m.group(3) else []
         if len(parts) != r * c:
             raise Refusal("count", got=len(parts), want=r * c)
-        vals = [check_cell(p) for p in parts]
+        vals = [check_cell(p, self.limit) for p in parts]
         return np.array(vals, dtype=np.float64).reshape(r, c) if r * c else np.zeros((r, c))
 
     def format(self, value) -> str:
         return encode_matrix(value)
+
+
+_BITS = re.compile(r"^[01]*$")
+
+
+@dataclass(frozen=True)
+class Mask(Matrix):
+    """A boolean mask "<r>x<c>:<bits>", one bit per cell row-major, 1 = may attend (the convention of
+    attention_core), its shape from the state like a :class:`Matrix`."""
+
+    key: str
+
+    def parse_shaped(self, raw: str, shape: tuple[int, int]) -> np.ndarray:
+        m = _SHAPE.match(raw)
+        if not m:
+            raise Refusal("format_mask")
+        r, c = int(m.group(1)), int(m.group(2))
+        if (r, c) != tuple(shape):
+            raise Refusal("shape", got=f"{r}x{c}", want=f"{shape[0]}x{shape[1]}")
+        bits = m.group(3)
+        if not _BITS.match(bits):
+            raise Refusal("format_mask")
+        if len(bits) != r * c:
+            raise Refusal("count", got=len(bits), want=r * c)
+        return np.array([b == "1" for b in bits], dtype=bool).reshape(r, c)
+
+    def format(self, value) -> str:
+        a = np.asarray(value, dtype=bool)
+        return f"{a.shape[0]}x{a.shape[1]}:" + "".join("1" if b else "0" for b in a.ravel())
 
 
 # ---- the schema and its envelope ------------------------------------------------------------------------------
@@ -274,8 +305,10 @@ def _bad(key: str, raw: str, e: Refusal) -> Notice:
     return Notice("bad_value", {"param": key[:20], "value": raw[:40], "reason": e.code, "extra": dict(e.args_)})
 
 
-def read_envelope(schema: LinkSchema, params: Mapping, other_namespaces=()) -> Envelope:
-    """Check the whole query before any field is read: size limits, which lesson, which version."""
+def read_envelope(schema: LinkSchema, params: Mapping, others: Sequence[LinkSchema] = ()) -> Envelope:
+    """Check the whole query before any field is read: size limits, which lesson, which version. ``others``: the
+    other lessons' schemas, so that their links are recognised as theirs: a version-2 link by its namespace, a
+    legacy link (no namespace) by its keys when only another lesson's schema knows them all."""
     try:
         items = [(str(k), str(v)) for k, v in dict(params).items()]
     except Exception:  # not a mapping of strings
@@ -294,9 +327,14 @@ def read_envelope(schema: LinkSchema, params: Mapping, other_namespaces=()) -> E
         if version != str(schema.version):
             return Envelope(False, {}, (Notice("link_version", {"v": version[:20]}),))
         return Envelope(True, clean)
-    others = [k for k in clean if k in other_namespaces]
-    if others:
-        return Envelope(False, {}, (Notice("other_lesson", {"lesson": others[0]}),))
+    theirs = [o.namespace for o in others if o.namespace in clean]
+    if theirs:
+        return Envelope(False, {}, (Notice("other_lesson", {"lesson": theirs[0]}),))
+    keys = set(clean) - {LEGACY_VERSION_KEY}
+    if not keys <= schema.keys:  # a legacy link of another lesson: its keys are all that lesson's, not ours
+        owner = next((o.namespace for o in others if o.legacy and keys <= o.keys), None)
+        if owner:
+            return Envelope(False, {}, (Notice("other_lesson", {"lesson": owner}),))
     if LEGACY_VERSION_KEY in clean and clean[LEGACY_VERSION_KEY] in schema.legacy:
         clean.pop(LEGACY_VERSION_KEY)
         return Envelope(True, clean)

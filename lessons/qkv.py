@@ -14,12 +14,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from attention_core import AttentionSteps, project_qkv, scaled_dot_product_attention
+from attention_core import AttentionSteps, causal_mask, project_qkv, scaled_dot_product_attention
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link
 from .base import Lesson
-from .cells import Refusal, check_cell
+from .cells import CELL_LIMIT, Refusal, check_cell
 from .link import Notice
 
 __all__ = [
@@ -37,6 +37,13 @@ ROW_MATRICES = ("X", "Q", "K", "V")  # one row per token (Q, K, V only in direct
 XW_MATRICES = ("X", "W_Q", "W_K", "W_V")
 DIRECT_MATRICES = ("Q", "K", "V")
 MATRICES = XW_MATRICES + DIRECT_MATRICES
+DIRECT_LIMIT = DIM_MAX * CELL_LIMIT**2
+"""Largest |value| Q, K or V may hold: X·W of cells within ±CELL_LIMIT (a typed value stays within ±CELL_LIMIT)."""
+
+
+def cell_limit(name: str) -> float:
+    """The largest |value| matrix ``name`` may hold: CELL_LIMIT for X and W, DIRECT_LIMIT for Q, K, V."""
+    return DIRECT_LIMIT if name in DIRECT_MATRICES else CELL_LIMIT
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,9 @@ class QKVState:
         mode: "xw" (Q = X·W_Q, ...) or "direct" (Q, K, V typed in).
         mats: name → float64 matrix for X, W_Q, W_K, W_V, Q, K, V (shapes from :func:`matrix_shape`).
         query: index of the query token whose arithmetic is spelled out.
+        causal: apply the causal mask (query i sees keys 1..i; the masks lesson explains it).
+        direct_edits: Q, K or V was edited in direct mode (then they are kept when the mode switches; else
+            entering direct mode starts them at the current X·W).
     """
 
     preset: str
@@ -112,6 +122,8 @@ class QKVState:
     mode: str
     mats: dict
     query: int = 0
+    causal: bool = False
+    direct_edits: bool = False
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -223,8 +235,8 @@ def default_state(preset_key: str = "dog", seed: int = 0) -> QKVState:
 
 
 def with_preset(state: QKVState, preset_key: str) -> QKVState:
-    """Start the preset afresh (its tokens, sizes, matrices), keeping the seed."""
-    return default_state(preset_key, state.seed)
+    """Start the preset afresh (its tokens, sizes, matrices), keeping the seed and the causal switch."""
+    return replace(default_state(preset_key, state.seed), causal=state.causal)
 
 
 def _resized(state: QKVState, new: QKVState) -> QKVState:
@@ -276,28 +288,34 @@ def with_sizes(state: QKVState, d_model: int | None = None, d_k: int | None = No
 def with_seed(state: QKVState, seed: int) -> QKVState:
     """New seed: every number of the preset at the current tokens and sizes is drawn again (edits are dropped)."""
     s = int(min(max(int(seed), 0), SEED_MAX))
-    return _fresh(state.preset, state.text, state.d_model, state.d_k, state.d_v, s, state.mode, state.query)
+    fresh = _fresh(state.preset, state.text, state.d_model, state.d_k, state.d_v, s, state.mode, state.query)
+    return replace(fresh, causal=state.causal)
 
 
 def with_mode(state: QKVState, mode: str) -> QKVState:
     """Switch between "xw" and "direct"; the edits of both modes are kept (and carried by the link).
 
-    Entering direct mode starts Q, K, V at the current X·W so the numbers continue, unless Q, K and V hold
-    edits of their own from an earlier visit (they differ from their baseline): those are kept. Going back to
-    "xw" keeps X and W as they were. Raises ValueError for another mode."""
+    Entering direct mode starts Q, K, V at the current X·W so the numbers continue, unless they were edited in
+    direct mode before (``direct_edits``): those edits are kept. Going back to "xw" keeps X and W as they were.
+    Raises ValueError for another mode."""
     if mode not in ("xw", "direct"):
         raise ValueError(f"mode must be 'xw' or 'direct', got {mode!r}")
     if mode == state.mode:
         return state
     mats = dict(state.mats)
-    if mode == "direct" and state.n and not direct_edited(state):
+    if mode == "direct" and state.n and not state.direct_edits:
         mats.update(zip(DIRECT_MATRICES, project_qkv(mats["X"], mats["W_Q"], mats["W_K"], mats["W_V"])))
     return replace(state, mode=mode, mats=mats)
 
 
-def direct_edited(state: QKVState) -> bool:
-    """True when Q, K or V differs from its baseline: edits typed in direct mode (kept when switching modes)."""
-    return any(not np.array_equal(state.mats[n], baseline_matrix(state, n)) for n in DIRECT_MATRICES)
+def _projection(state: QKVState) -> dict[str, np.ndarray]:
+    m = state.mats
+    return dict(zip(DIRECT_MATRICES, project_qkv(m["X"], m["W_Q"], m["W_K"], m["W_V"])))
+
+
+def _placed(state: QKVState, name: str, M: np.ndarray) -> QKVState:
+    edited = state.direct_edits or (name in DIRECT_MATRICES and not np.array_equal(M, state.mats[name]))
+    return replace(state, mats={**state.mats, name: M}, direct_edits=edited)
 
 
 def with_query(state: QKVState, query: int) -> tuple[QKVState, bool]:
@@ -310,17 +328,18 @@ def with_query(state: QKVState, query: int) -> tuple[QKVState, bool]:
 
 
 def with_matrix(state: QKVState, name: str, M) -> QKVState:
-    """Replace matrix ``name`` (same shape; every value must pass :func:`check_cell`). Raises ValueError."""
+    """Replace matrix ``name`` (same shape; every value must pass :func:`check_cell` within :func:`cell_limit`).
+    Raises ValueError (a Refusal naming the cell)."""
     arr = np.array(M, dtype=np.float64)
     if arr.shape != state_shape(state, name):
         raise ValueError(f"{name} must have shape {state_shape(state, name)}, got {arr.shape}")
     for (i, j), v in np.ndenumerate(arr):
         try:
-            check_cell(float(v))
+            check_cell(float(v), cell_limit(name))
         except Refusal as e:
             e.args_.update(matrix=name, row=i, col=j)
             raise
-    return replace(state, mats={**state.mats, name: arr + 0.0})
+    return _placed(state, name, arr + 0.0)
 
 
 def with_cell(state: QKVState, name: str, i: int, j: int, value) -> QKVState:
@@ -330,7 +349,7 @@ def with_cell(state: QKVState, name: str, i: int, j: int, value) -> QKVState:
     if not (0 <= i < M.shape[0] and 0 <= j < M.shape[1]):
         raise IndexError(f"cell ({i}, {j}) is outside {name} of shape {M.shape}")
     M[i, j] = v
-    return replace(state, mats={**state.mats, name: M})
+    return _placed(state, name, M)
 
 
 @dataclass(frozen=True)
@@ -345,7 +364,8 @@ class QKVResult:
 
 def compute(state: QKVState) -> QKVResult | None:
     """Run the lesson: project (xw mode) or take Q, K, V as typed (direct mode), then scaled dot-product
-    attention. Returns None when there are no tokens. Raises ValueError on overflow (cannot happen with cells
+    attention, with the causal mask when ``state.causal`` (masked scaled scores are −∞, their weights 0).
+    Returns None when there are no tokens. Raises ValueError on overflow (cannot happen with cells
     within ±CELL_LIMIT)."""
     if state.n == 0:
         return None
@@ -354,7 +374,8 @@ def compute(state: QKVState) -> QKVResult | None:
         Q, K, V = project_qkv(m["X"], m["W_Q"], m["W_K"], m["W_V"])
     else:
         Q, K, V = m["Q"], m["K"], m["V"]
-    return QKVResult(Q, K, V, scaled_dot_product_attention(Q, K, V))
+    mask = causal_mask(state.n) if state.causal else None
+    return QKVResult(Q, K, V, scaled_dot_product_attention(Q, K, V, mask=mask))
 
 
 
@@ -368,19 +389,22 @@ def arrays(state: QKVState) -> dict[str, np.ndarray]:
     if res is not None:
         out.update(Q=res.Q, K=res.K, V=res.V, scores=res.steps.scores, scaled_scores=res.steps.scaled_scores,
                    weights=res.steps.weights, output=res.steps.output)
+        if state.causal:
+            out["mask"] = causal_mask(state.n).astype(np.float64)
     return out
 
 
 # ---- link ---------------------------------------------------------------------------------------------------------
-# Version 2: qkv=2 p=<preset> [t=<sentence>] dm dk dv s m q, and each matrix that differs from what the preset and
-# seed give (of both modes, so switching modes after opening a link loses nothing). Version 1 (v=1, the same keys
-# without the envelope) is read by the same fields.
+# Version 2: qkv=2 p=<preset> [t=<sentence>] dm dk dv s m q [c=1: causal mask], and each matrix that differs from
+# what the preset and seed give (of both modes, so switching modes after opening a link loses nothing).
+# Version 1 (v=1, the same keys without the envelope) is read by the same fields.
 LINK = link.LinkSchema(
     namespace="qkv", version=2, legacy=("1",),
     fields=(link.Choice("p", tuple(PRESETS)), link.Text("t", MAX_TEXT_CHARS),
             link.Int("dm", DIM_MIN, DIM_MAX), link.Int("dk", DIM_MIN, DIM_MAX), link.Int("dv", DIM_MIN, DIM_MAX),
-            link.Int("s", 0, SEED_MAX), link.Choice("m", ("xw", "direct")), link.Int("q", 0, 10**6)),
-    matrices=tuple(link.Matrix(name) for name in MATRICES),
+            link.Int("s", 0, SEED_MAX), link.Choice("m", ("xw", "direct")), link.Int("q", 0, 10**6),
+            link.Flag("c")),
+    matrices=tuple(link.Matrix(name, cell_limit(name)) for name in MATRICES),
 )
 
 
@@ -390,8 +414,13 @@ def to_link(state: QKVState) -> dict:
     if state.text != p.text:
         out["t"] = state.text
     out.update(dm=state.d_model, dk=state.d_k, dv=state.d_v, s=state.seed, m=state.mode, q=state.query)
+    if state.causal:
+        out["c"] = True
+    carry_direct = state.mode == "direct" or state.direct_edits  # else Q, K, V are only an old copy of X·W
     for name in MATRICES:
         M = state.mats[name]
+        if name in DIRECT_MATRICES and not carry_direct:
+            continue
         if M.size and not np.array_equal(M, baseline_matrix(state, name)):
             out[name] = M
     return out
@@ -404,13 +433,22 @@ def from_link(values: dict) -> tuple[QKVState, list[Notice]]:
     state = _fresh(base.key, values.get("t", base.text), values.get("dm", base.d_model), values.get("dk", base.d_k),
                    values.get("dv", base.d_v), values.get("s", 0), values.get("m", base.mode), 0)
     asked = values.get("q", 0)
-    state, clamped = with_query(state, asked)
+    state, clamped = with_query(replace(state, causal=values.get("c", False)), asked)
     notices = [Notice("query_clamped", {"asked": asked + 1, "used": state.query + 1})] if clamped and state.n else []
     return state, notices
 
 
 def with_matrices(state: QKVState, mats: dict) -> QKVState:
-    return replace(state, mats={**state.mats, **{k: v + 0.0 for k, v in mats.items()}})
+    """A link's matrices placed. Q, K, V in an xw-mode link are direct-mode edits (only those are written); in a
+    direct-mode link they are edits where they differ from X·W."""
+    state = replace(state, mats={**state.mats, **{k: v + 0.0 for k, v in mats.items()}})
+    direct = [n for n in DIRECT_MATRICES if n in mats]
+    if state.mode == "xw":
+        edited = bool(direct)
+    else:
+        proj = _projection(state) if state.n else {}
+        edited = any(not np.array_equal(state.mats[n], proj.get(n, state.mats[n])) for n in direct)
+    return replace(state, direct_edits=edited)
 
 
 LESSON = Lesson(key="qkv", icon=":material/calculate:", default_state=default_state, link=LINK, to_link=to_link,

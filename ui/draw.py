@@ -12,6 +12,8 @@ import streamlit as st
 from _plotly_utils.utils import to_typed_array_spec
 from plotly.basedatatypes import BasePlotlyType
 
+from attention_core.tokens import MAX_TOKENS, tokenize
+
 from . import figures as F
 from .i18n import current_lang, t
 
@@ -115,12 +117,21 @@ def show_figure(spec: dict, *, key: str | None = None) -> None:
     _plot(_ready(spec), key)
 
 
-def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: bool = False,
-                 highlight_row: int | None = None, key: str | None = None, caption: str | None = None) -> None:
-    """Draw a named matrix (title, axis titles and hover text from the language tables, key 'fig.<name>.*')."""
-    A = np.ascontiguousarray(M, dtype=np.float64)
+def _fig_texts(name: str, title_args: dict | None) -> tuple[str, str, str, str]:
+    """Title, row title, column title and hover text of figure ``name`` (``fig.<name>.*``); ``title_args`` fill the
+    title's placeholders (user text in them must already be escaped with ui.figures.escape)."""
     lang = current_lang()  # once: each lookup in st.session_state takes a lock
-    texts = tuple(t(f"fig.{name}.{part}", lang=lang) for part in ("title", "rows", "cols", "hover"))
+    title, rows, cols, hover = (t(f"fig.{name}.{part}", lang=lang) for part in ("title", "rows", "cols", "hover"))
+    return (title.format(**title_args) if title_args else title), rows, cols, hover
+
+
+def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: bool = False,
+                 highlight_row: int | None = None, key: str | None = None, caption: str | None = None,
+                 title_args: dict | None = None) -> None:
+    """Draw a named matrix (title, axis titles and hover text from the language tables, key 'fig.<name>.*').
+    −∞ cells (masked scores) are grey and written "−∞"."""
+    A = np.ascontiguousarray(M, dtype=np.float64)
+    texts = _fig_texts(name, title_args)
     args = (tuple(str(r) for r in rows), tuple(str(c) for c in cols), texts, weights, role, highlight_row)
     template = pio.templates.default
     if template is None or isinstance(template, str):
@@ -130,6 +141,30 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
     _plot(ready, key)
     if caption:
         st.caption(caption)
+
+
+def show_mask(name: str, mask, rows, cols, *, additive: bool = False, title: str | None = None,
+              key: str | None = None, caption: str | None = None) -> None:
+    """Draw a boolean mask (True = may attend): ✓/✗ (the words of ``fig.mask_bool.yes/no``), or with
+    ``additive`` as the matrix added to the scores, 0 and −∞. Texts from ``fig.<name>.*``; ``title`` overrides."""
+    title_, row_title, col_title, hover = _fig_texts(name, None)
+    yes, no = ("0", "−∞") if additive else (t("fig.mask_bool.yes"), t("fig.mask_bool.no"))
+    show_figure(F.mask_spec(mask, [str(r) for r in rows], [str(c) for c in cols], title=title or title_,
+                            row_title=row_title, col_title=col_title, hover=hover, yes=yes, no=no), key=key)
+    if caption:
+        st.caption(caption)
+
+
+def token_notices(text: str) -> None:
+    """What became of a typed sentence: cut at MAX_TOKENS (a warning), split into words by janome (shown), repeated
+    tokens (kept apart)."""
+    tok = tokenize(text)
+    if tok.truncated:
+        st.warning(t("notice.too_many_tokens", n=tok.n_found, max=MAX_TOKENS), icon=":material/content_cut:")
+    if tok.splitter == "janome":
+        st.caption(t("qkv.split_janome", tokens=" / ".join(md_escape(x) for x in tok.tokens)))
+    if len(set(tok.tokens)) < len(tok.tokens):
+        st.caption(t("qkv.duplicates"))
 
 
 def latex_text(s: str) -> str:
@@ -159,20 +194,26 @@ def markdown_table(header: list[str], rows: list[list[str]], align: str = "") ->
 
 
 def num(v: float) -> str:
-    """A number for formulas: up to 3 decimals, trailing zeros dropped, minus sign kept ASCII for LaTeX."""
+    """A number for formulas: up to 3 decimals, trailing zeros dropped, minus sign kept ASCII for LaTeX;
+    −∞ (a masked score) as "−∞"."""
+    if not np.isfinite(v):
+        return "−∞" if v < 0 else "∞" if v > 0 else "NaN"
     if abs(v) >= 1e4:
         return f"{v:.3g}"
     s = f"{v:.3f}".rstrip("0").rstrip(".")
     return "0" if s in ("-0", "") else s
 
 
-def pipeline_strip(active: str | None = None) -> None:
-    """The computation as a flow: X → W_Q/W_K/W_V → Q, K, V → QKᵀ → ÷√d_k → softmax → ·V."""
-    steps = [("X", "X"), ("W", "flow.proj"), ("Q", "Q · K · V"), ("weights", "flow.scores"),
-             ("weights", "flow.scale"), ("weights", "flow.softmax"), ("out", "flow.mix")]
+FLOW_QKV = [("X", "X"), ("W", "flow.proj"), ("Q", "Q · K · V"), ("weights", "flow.scores"),
+            ("weights", "flow.scale"), ("weights", "flow.softmax"), ("out", "flow.mix")]
+
+
+def pipeline_strip(steps=None) -> None:
+    """The computation as a flow of boxes, each (role, text key or literal text); default the Q·K·V flow
+    X → W_Q/W_K/W_V → Q, K, V → QKᵀ → ÷√d_k → softmax → ·V."""
     boxes = []
-    for role, label in steps:
-        text = t(label) if label.startswith("flow.") else label
+    for role, label in steps or FLOW_QKV:
+        text = t(label) if "." in label else label
         color = F.ROLE_COLORS[role]
         boxes.append(f'<span class="al-step" style="border-color:{color};color:{color}">{html.escape(text)}</span>')
     st.markdown(

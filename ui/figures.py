@@ -16,7 +16,9 @@ import plotly.graph_objects as go
 
 # One colour per role everywhere (Okabe–Ito palette, safe for colour-blind viewers).
 ROLE_COLORS = {"X": "#444444", "W": "#7F7F7F", "Q": "#D55E00", "K": "#0072B2", "V": "#009E73",
-               "out": "#CC79A7", "weights": "#E69F00"}
+               "out": "#CC79A7", "weights": "#E69F00", "mask": "#555555"}
+MASKED_GREY = "#c8c8c8"  # a masked cell (−∞ score, or False in a mask): the same grey everywhere
+OPEN_CELL = "#ffffff"  # an allowed cell of a mask
 WEIGHTS_SCALE = "Viridis"  # sequential, brighter = stronger
 DIVERGING_SCALE = "RdBu_r"  # blue < 0 < red, white at 0
 FONT = "Noto Sans CJK JP, Noto Sans JP, Hiragino Sans, Yu Gothic, Meiryo, sans-serif"
@@ -78,7 +80,8 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
     A = np.asarray(M, dtype=np.float64)
     r, c = A.shape
     finite = np.where(np.isfinite(A), A, np.nan)
-    text = [[fmt_num(v) for v in row] for row in A.tolist()]
+    masked = np.isneginf(A)
+    text = [["" if v == -math.inf else fmt_num(v) for v in row] for row in A.tolist()]
     rows = [escape(x) for x in row_labels]
     cols = [escape(x) for x in col_labels]
     custom = [[[rows[i], cols[j]] for j in range(c)] for i in range(r)]
@@ -112,7 +115,38 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
         layout["shapes"] = [{"fillcolor": "rgba(0,0,0,0)", "line": {"color": ROLE_COLORS["Q"], "width": 4},
                              "type": "rect", "x0": -0.5, "x1": c - 0.5, "y0": highlight_row - 0.5,
                              "y1": highlight_row + 0.5}]
-    return {"data": [trace], "layout": layout}
+    data = [trace]
+    if masked.any():  # masked cells (−∞) in grey, written "−∞", under the numbers; they never set the colour range
+        data.insert(0, _flat_cells(masked, MASKED_GREY, "−∞", custom, trace["hovertemplate"], r, c))
+    return {"data": data, "layout": layout}
+
+
+def _flat_cells(where: np.ndarray, color: str, label: str, custom, hover: str, r: int, c: int) -> dict:
+    """A heatmap trace that paints the cells ``where`` (r, c) bool in one colour, each written ``label``."""
+    z = np.where(where, 1.0, np.nan)
+    return {"colorscale": [[0.0, color], [1.0, color]], "customdata": custom, "hovertemplate": hover,
+            "showscale": False, "text": [[label if w else "" for w in row] for row in where.tolist()],
+            "textfont": {"color": "#333333", "size": _cell_font(r, c)}, "texttemplate": "%{text}",
+            "x": list(range(c)), "xgap": 2, "y": list(range(r)), "ygap": 2, "z": z, "zmax": 1.0, "zmin": 0.0,
+            "type": "heatmap"}
+
+
+def mask_spec(mask, row_labels, col_labels, *, title: str = "", row_title: str = "", col_title: str = "",
+              hover: str = "", yes: str = "✓", no: str = "✗", cell_px: int | None = None) -> dict:
+    """A boolean mask (r, c) as a grid: allowed cells (True) white, written ``yes``; hidden cells (False) grey,
+    written ``no`` (for the additive form, yes = "0" and no = "−∞"). Row 0 on top; tokens placed by position."""
+    m = np.asarray(mask, dtype=bool)
+    r, c = m.shape
+    rows = [escape(x) for x in row_labels]
+    cols = [escape(x) for x in col_labels]
+    custom = [[[rows[i], cols[j]] for j in range(c)] for i in range(r)]
+    hover = hover or "%{customdata[0]} · %{customdata[1]}: %{text}<extra></extra>"
+    spec = heatmap_spec(np.zeros((r, c)), row_labels, col_labels, title=title, row_title=row_title,
+                        col_title=col_title, hover=hover, role="mask", cell_px=cell_px)
+    spec["data"] = [_flat_cells(m, OPEN_CELL, yes, custom, hover, r, c),
+                    _flat_cells(~m, MASKED_GREY, no, custom, hover, r, c)]
+    spec["layout"]["plot_bgcolor"] = "#eeeeee"
+    return spec
 
 
 def heatmap(M, row_labels, col_labels, *, title: str = "", row_title: str = "", col_title: str = "",

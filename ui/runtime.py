@@ -57,8 +57,7 @@ class Page:
         about what the link could not give are queued for the top of the page."""
         if self._state_key not in st.session_state:
             params = {k: st.query_params.get(k) for k in st.query_params.keys()}
-            others = [x.key for x in lessons.REGISTRY if x.key != self.lesson.key]
-            state, notes = self.lesson.decode(params, others)
+            state, notes = self.lesson.decode(params)  # other lessons' links are recognised as theirs
             st.session_state[self._state_key] = state
             self.notify_all(notes)
         return st.session_state[self._state_key]

@@ -20,8 +20,11 @@ def sync(key: str, value) -> None:
     st.session_state[key] = value
 
 
-# ---- matrix grid -----------------------------------------------------------------------------------------------
-def _apply_edits(base: np.ndarray, edits: dict, cols: list[str]) -> tuple[np.ndarray, list[tuple[int, int, Refusal]]]:
+# ---- editable grids (a matrix of numbers, a boolean mask) ---------------------------------------------------------
+# One mechanism for every grid: the data editor is given a fixed base and its edits accumulate on top (never its own
+# output fed back, which would revert every second edit, K14); when the matrix changes from elsewhere (a slider, a
+# new size) the grid restarts from it. ``read`` turns an edited cell into a value or raises Refusal.
+def _apply_edits(base: np.ndarray, edits: dict, cols: list[str], read: Callable):
     out, refused = base.copy(), []
     for i, row in edits.items():
         for col, value in row.items():
@@ -29,7 +32,7 @@ def _apply_edits(base: np.ndarray, edits: dict, cols: list[str]) -> tuple[np.nda
             if j < 0 or not 0 <= i_ < out.shape[0]:
                 continue
             try:
-                out[i_, j] = parse_cell_text(value)
+                out[i_, j] = read(value)
             except Refusal as e:
                 refused.append((i_, j, e))
     return out, refused
@@ -42,11 +45,11 @@ def _reset_editor(key: str, M: np.ndarray) -> None:
     st.session_state[f"{key}:base"] = M.copy()
 
 
-def _on_edit(key: str, edkey: str, cols: list[str], commit: Callable[[np.ndarray], None], name: str,
-             notify: Callable[[str, dict], None]) -> None:
+def _on_edit(key: str, edkey: str, cols: list[str], read: Callable, commit: Callable[[np.ndarray], None],
+             on_refused: Callable | None) -> None:
     base = st.session_state[f"{key}:base"]
     edits = st.session_state.get(edkey, {}).get("edited_rows", {})
-    M, refused = _apply_edits(base, edits, cols)
+    M, refused = _apply_edits(base, edits, cols, read)
     # A refused cell keeps the value it had just before, which may be an earlier accepted edit of the same cell:
     # the grid's new edit replaced that one in edited_rows, so the base would bring back an older number.
     before = st.session_state.get(f"{key}:current")
@@ -55,9 +58,30 @@ def _on_edit(key: str, edkey: str, cols: list[str], commit: Callable[[np.ndarray
             M[i, j] = before[i, j]
     commit(M)
     for i, j, e in refused:
-        notify("cell_refused", dict(matrix=name, row=i + 1, col=j + 1, reason=t(f"reason.{e.code}", **e.args_)))
-    if refused:  # show the accepted numbers again, not what was typed
+        on_refused(i, j, e)
+    if refused:  # show the accepted values again, not what was typed
         _reset_editor(key, M)
+
+
+def _grid(key: str, M: np.ndarray, row_labels, col_labels, *, show: Callable, read: Callable, column: Callable,
+          commit: Callable[[np.ndarray], None], on_refused: Callable | None = None) -> None:
+    base = st.session_state.get(f"{key}:base")
+    ver = st.session_state.get(f"{key}:ver", 0)
+    edkey = f"{key}:ed{ver}"
+    cols = [str(c) for c in col_labels]
+    if base is not None and base.shape == M.shape and base.dtype == M.dtype:
+        expected, _ = _apply_edits(base, st.session_state.get(edkey, {}).get("edited_rows", {}), cols, read)
+    else:
+        expected = None
+    st.session_state[f"{key}:current"] = M.copy()  # what a refused edit falls back to (see _on_edit)
+    if expected is None or not np.array_equal(expected, M):
+        _reset_editor(key, M)
+        ver = st.session_state[f"{key}:ver"]
+        edkey = f"{key}:ed{ver}"
+        base = st.session_state[f"{key}:base"]
+    df = pd.DataFrame([[show(v) for v in row] for row in base], index=[str(r) for r in row_labels], columns=cols)
+    st.data_editor(df, key=edkey, on_change=_on_edit, args=(key, edkey, cols, read, commit, on_refused),
+                   num_rows="fixed", column_config={c: column(c) for c in cols}, width="content")
 
 
 def matrix_editor(key: str, M: np.ndarray, row_labels: list[str], col_labels: list[str], *, name: str,
@@ -68,31 +92,21 @@ def matrix_editor(key: str, M: np.ndarray, row_labels: list[str], col_labels: li
     Cells are text columns, read by :func:`lessons.cells.parse_cell_text`: what was typed or pasted
     reaches the app as typed (a number column drops the "e" of "1e308" while typing and turns a pasted value it
     cannot hold into an empty cell), so a refusal can quote it, and full-width digits work.
-
-    The grid is given a fixed base matrix and its edits accumulate on top (never its own output fed back, which
-    would revert every second edit, K14); when M changes from elsewhere (a slider, a new size) the grid restarts.
     """
-    base = st.session_state.get(f"{key}:base")
-    ver = st.session_state.get(f"{key}:ver", 0)
-    edkey = f"{key}:ed{ver}"
-    cols = [str(c) for c in col_labels]
-    if base is not None and base.shape == M.shape:
-        expected, _ = _apply_edits(base, st.session_state.get(edkey, {}).get("edited_rows", {}), cols)
-    else:
-        expected = None
-    st.session_state[f"{key}:current"] = M.copy()  # what a refused edit falls back to (see _on_edit)
-    if expected is None or not np.array_equal(expected, M):
-        _reset_editor(key, M)
-        ver = st.session_state[f"{key}:ver"]
-        edkey = f"{key}:ed{ver}"
-        base = st.session_state[f"{key}:base"]
-    df = pd.DataFrame([[cell_text(v) for v in row] for row in base], index=[str(r) for r in row_labels],
-                      columns=cols)
-    st.data_editor(
-        df, key=edkey, on_change=_on_edit, args=(key, edkey, cols, commit, name, notify), num_rows="fixed",
-        column_config={c: st.column_config.TextColumn(c, alignment="right") for c in cols},
-        width="content",
-    )
+    def refused(i, j, e):
+        notify("cell_refused", dict(matrix=name, row=i + 1, col=j + 1, reason=t(f"reason.{e.code}", **e.args_)))
+
+    _grid(key, M, row_labels, col_labels, show=cell_text, read=parse_cell_text,
+          column=lambda c: st.column_config.TextColumn(c, alignment="right"), commit=commit, on_refused=refused)
+
+
+def mask_editor(key: str, mask: np.ndarray, row_labels, col_labels, *, commit: Callable[[np.ndarray], None]) -> None:
+    """An editable grid of tick boxes for a boolean mask (ticked = True = may attend); each edit is passed to
+    ``commit`` as the whole (r, c) bool mask. Labels are numbered ("1 犬"), so repeated tokens stay apart."""
+    rows = [f"{i + 1} {x}" for i, x in enumerate(row_labels)]
+    cols = [f"{j + 1} {x}" for j, x in enumerate(col_labels)]
+    _grid(key, np.asarray(mask, dtype=bool), rows, cols, show=bool, read=bool,
+          column=lambda c: st.column_config.CheckboxColumn(c), commit=commit)
 
 
 def cell_text(v: float) -> str:

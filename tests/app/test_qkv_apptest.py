@@ -1,4 +1,4 @@
-"""AppTest of the Q·K·V page (pages/qkv.py inside the app.py frame): widgets → lesson state → screen.
+"""AppTest of the Q·K·V page (lesson_pages/qkv.py inside the app.py frame): widgets → lesson state → screen.
 
 Expected values come from the lesson model's own contract, worked by hand (the 「犬が歩く」 preset numbers),
 from cases K12, K13, K15 in /work/shared/cases/README.md, and from the language tables (the words the page must
@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attention_core import lessons as L
-from attention_core import share as S
+import lessons
+from lessons import qkv as L
 from ui.i18n import table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -242,6 +242,35 @@ def test_direct_mode(qkv):
     np.testing.assert_array_equal(state(qkv).mats["X"], DOG_X)
 
 
+def test_direct_mode_edits_survive_a_switch_to_xw_and_back(qkv):
+    ok(qkv.radio(key="qkv.mode").set_value("direct").run())
+    ok(qkv.selectbox(key="qkv.cell:m").set_value("K").run())
+    ok(qkv.selectbox(key="qkv.cell:i").set_value(1).run())  # が's key [0,0,1,0,1], first entry
+    ok(qkv.slider(key="qkv.cell:v").set_value(3.0).run())
+    ok(qkv.radio(key="qkv.mode").set_value("xw").run())
+    assert state(qkv).mats["K"][1, 0] == 3.0  # kept, though xw mode computes K = X·W_K
+    ok(qkv.radio(key="qkv.mode").set_value("direct").run())
+    s = state(qkv)
+    assert s.mode == "direct" and s.mats["K"][1, 0] == 3.0
+    # q_犬 = [2,2,0,1,0], k_が = [3,0,1,0,1]: score 6
+    np.testing.assert_allclose(L.compute(s).steps.scores[0], [9, 6, 1], atol=1e-12)
+
+
+def test_link_of_direct_mode_keeps_the_edits_of_xw_mode(qkv):
+    """Issue 7: X[0,0] edited to 5, switch to direct, open the link, switch back → X[0,0] was 1.00 again."""
+    ok(qkv.slider(key="qkv.cell:v").set_value(5.0).run())  # X, 犬, column 1
+    ok(qkv.radio(key="qkv.mode").set_value("direct").run())
+    link = dict(qkv.query_params)
+    assert link["m"] == "direct" and link["X"] == "3x4:5,0,0,1,0,0,1,0,0,1,0,1"
+    other = ok(fresh(**link).switch_page("lesson_pages/qkv.py").run())
+    assert not other.warning
+    assert state(other).mode == "direct"
+    ok(other.radio(key="qkv.mode").set_value("xw").run())
+    want = DOG_X.copy()
+    want[0, 0] = 5.0
+    np.testing.assert_array_equal(state(other).mats["X"], want)
+
+
 def test_query_selectbox(qkv):
     assert qkv.selectbox(key="qkv.query").options == ["1: 犬", "2: が", "3: 歩く"]
     ok(qkv.selectbox(key="qkv.query").set_value(2).run())
@@ -352,11 +381,12 @@ def test_url_sets_the_lesson(served):
 
 
 def test_url_direct_mode_and_matrix(served):
-    q = S.encode_matrix(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]))
+    q = "3x2:0,1,1,0,2,2"  # rows A, B, C
     at = ok(fresh(p="direct3", m="direct", Q=q, dk="2").switch_page("lesson_pages/qkv.py").run())
     s = state(at)
     assert s.preset == "direct3" and s.mode == "direct"
-    np.testing.assert_array_equal(s.mats["Q"], [[1, 0], [0, 1], [1, 1]])
+    np.testing.assert_array_equal(s.mats["Q"], [[0, 1], [1, 0], [2, 2]])
+    assert not at.warning
 
 
 def test_hostile_dk_in_url_gives_warning_and_default(served):
@@ -372,6 +402,16 @@ def test_unknown_version_in_url(served):
     at = ok(fresh(v="2", dk="7").switch_page("lesson_pages/qkv.py").run())
     assert state(at).d_k == 5
     assert JA["notice.link_version"].format(v="2") in texts(at.warning)
+
+
+def test_another_lessons_link_is_not_read_here(served):
+    """The scaling lesson's link opened on this page: its dk and q are not this page's (issue 7)."""
+    at = ok(fresh(scaling="2", dk="4", q="2", s1="1").switch_page("lesson_pages/qkv.py").run())
+    s = state(at)
+    assert s.d_k == 5 and s.query == 0
+    title = JA["lesson.scaling.title"].replace("_", r"\_")  # Markdown-escaped: shown as d_k
+    assert JA["notice.other_lesson"].format(lesson=title) in texts(at.warning)
+    assert len(at.warning) == 1
 
 
 def test_unknown_keys_and_html_in_url(served):
@@ -405,9 +445,11 @@ def test_share_panel_shows_the_link_only_while_open_and_then_the_current_one(qkv
     (code,) = qkv.sidebar.code
     query = code.value.split("?", 1)[1]
     params = dict(parse_qsl(query))
-    assert params["lang"] == "ja" and params["dk"] == "6" and params["p"] == "dog"
-    decoded, notes = S.decode_qkv(params)
-    assert notes == [] and S.encode_qkv(decoded) == S.encode_qkv(state(qkv))
+    assert params["lang"] == "ja" and params["qkv"] == "2" and params["dk"] == "6" and params["p"] == "dog"
+    assert list(params)[:2] == ["lang", "qkv"]  # the frame's language, then the lesson's envelope
+    others = [x.key for x in lessons.REGISTRY if x.key != "qkv"]
+    decoded, notes = L.LESSON.decode(params, others)
+    assert notes == [] and L.LESSON.encode(decoded) == L.LESSON.encode(state(qkv))
 
 
 def _query_table(at) -> dict[str, list[str]]:

@@ -53,9 +53,13 @@ def field_values(schema: link.LinkSchema):
     return st.fixed_dictionaries({}, optional={f.key: value_strategy(f) for f in schema.fields})
 
 
-def matrix_values(shape: tuple[int, int]):
-    cell = st.one_of(st.integers(-5, 5).map(float), st.floats(-1000, 1000, allow_nan=False, width=32).map(float))
+def matrix_values(shape: tuple[int, int], field: link.Matrix | None = None):
+    """Valid values of a matrix field of this shape: booleans for a link.Mask, cell numbers otherwise."""
     r, c = shape
+    if isinstance(field, link.Mask):
+        return st.lists(st.booleans(), min_size=r * c, max_size=r * c).map(
+            lambda v: np.array(v, dtype=bool).reshape(r, c))
+    cell = st.one_of(st.integers(-5, 5).map(float), st.floats(-1000, 1000, allow_nan=False, width=32).map(float))
     return st.lists(cell, min_size=r * c, max_size=r * c).map(lambda v: np.array(v, dtype=np.float64).reshape(r, c))
 
 

@@ -1,4 +1,5 @@
-"""attention_core is NumPy only: importing it must not pull in streamlit, plotly or pandas.
+"""attention_core (the math) and lessons (the lesson model and its link) are NumPy only: importing them must not
+pull in streamlit, plotly or pandas.
 
 Checked in a fresh interpreter, so modules imported by other tests in this process cannot hide a leak.
 """
@@ -45,10 +46,22 @@ def test_math_modules_have_no_ui_dependencies(module):
 
 
 def test_every_attention_core_submodule_has_no_ui_dependencies():
-    # DESIGN.md: attention_core (tokens, lessons, share included) never imports streamlit, plotly or pandas.
+    # DESIGN.md: attention_core (tokens included) never imports streamlit, plotly or pandas.
     names = sorted(p.stem for p in (REPO / "attention_core").glob("*.py") if p.stem != "__init__")
     assert set(MATH_MODULES) <= set(names)
     assert loaded_ui_modules(*(f"attention_core.{n}" for n in names)) == []
+
+
+def test_import_lessons_has_no_ui_dependencies():
+    # the package imports every registered lesson (lessons.REGISTRY)
+    assert loaded_ui_modules("lessons") == []
+
+
+def test_every_lessons_submodule_has_no_ui_dependencies():
+    # DESIGN.md: lessons (the lesson contract, the link codec, the cell rules, each lesson) never imports them either.
+    names = sorted(p.stem for p in (REPO / "lessons").glob("*.py") if p.stem != "__init__")
+    assert {"base", "cells", "link", "qkv", "scaling"} <= set(names)
+    assert loaded_ui_modules(*(f"lessons.{n}" for n in names)) == []
 
 
 def test_probe_detects_a_ui_import():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
@@ -27,6 +28,7 @@ VIEWPORT = {"width": 1400, "height": 1000}
 
 APP_READY = "[data-testid='stApp'][data-test-script-state='notRunning']"
 EXCEPTION_BOX = "[data-testid='stException']"
+SIDEBAR = "[data-testid='stSidebar']"
 
 
 def chromium_path() -> str:
@@ -71,3 +73,19 @@ def assert_no_page_errors(errors: list) -> None:
     if errors:
         listed = "\n".join(f"- {e}" for e in errors)
         raise AssertionError(f"{len(errors)} uncaught page error(s) in the browser:\n{listed}")
+
+
+def query_of(url: str) -> dict[str, list[str]]:
+    """A URL's query parameters, each with the list of its values (blank values kept)."""
+    return parse_qs(urlsplit(url).query, keep_blank_values=True)
+
+
+def share_link(page) -> str:
+    """The link in the sidebar's share panel ("Share this setup": an expander holding an st.code block), opening
+    the panel when it is closed (opening it reruns the app, which then draws the link)."""
+    panel = page.locator(SIDEBAR).locator("[data-testid='stExpander']").first
+    code = panel.locator("[data-testid='stCode'] code")
+    if not code.is_visible():
+        panel.locator("summary").click()
+    code.wait_for(state="visible", timeout=5_000)
+    return code.inner_text().strip()

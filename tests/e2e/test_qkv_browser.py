@@ -2,14 +2,18 @@
 
 Covers the lesson numbers on first load, the d_k and cell sliders (keyboard), the share link round trip (K15,
 incl. ?lang=en), grid edits that stick and a refused value (K14), a hostile link, a token holding HTML and an
-empty sentence. Expected numbers come from attention_core + ui.figures.fmt_num (what the heatmaps write).
+empty sentence. Expected numbers are independent of the app's code: the 「犬が歩く」 matrices written out below,
+weights from a softmax(X·W_Q (X·W_K)ᵀ / √d_k) written out in this file (numbers the seed draws, such as the new
+column of a wider W_Q, are read off the page's own input heatmaps), formatted to two decimals as the heatmaps
+write them; expected links are written by hand.
 
 Waiting, without fixed sleeps: after an action the test polls until the run it caused is over and the app is at
 rest — an init script counts the stApp state leaving "running", and since a fast rerun can skip that state, the
 effect of the run is checked too (the frame rewrites the URL at the end of every run; a notice appears). Then
-the plotly DOM is polled until the drawn cell texts match. Grid edits check every step of the input (focus,
-selection, the editor's text, a message sent to the server) and only input that never reached the server is
-tried again.
+the plotly DOM is polled until the app is at rest and shows exactly one copy of the chart holding the expected
+numbers (a chart being replaced is for a moment in the page twice, e.g. 18 cells of a 3×3 heatmap). Grid edits
+check every step of the input (focus, selection, the editor's text, a message sent to the server) and only input
+that never reached the server is tried again.
 
 Screenshots of key moments go to $ATTN_LAB_SHOTS (default /tmp/e2e_shots).
 """
@@ -23,11 +27,17 @@ from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import numpy as np
 
-from attention_core import lessons as L
-from attention_core import share
-from ui.figures import fmt_num
-
-from .helpers import APP_READY, EXCEPTION_BOX, VIEWPORT, assert_no_exception, assert_no_page_errors, wait_for_app
+from .helpers import (
+    APP_READY,
+    EXCEPTION_BOX,
+    SIDEBAR,
+    VIEWPORT,
+    assert_no_exception,
+    assert_no_page_errors,
+    query_of,
+    share_link,
+    wait_for_app,
+)
 
 SHOTS = Path(os.environ.get("ATTN_LAB_SHOTS") or "/tmp/e2e_shots")
 TITLE_JA = "Q·K·V を一歩ずつ"
@@ -35,7 +45,13 @@ TITLE_EN = "Q·K·V step by step"
 GRID_EXPANDER_JA = "行列の数字を表で編集する"
 ALERT = "[data-testid='stAlert']"
 WARNING = "[data-testid='stAlertContentWarning']"
-SIDEBAR = "[data-testid='stSidebar']"
+
+# 「犬が歩く」 (the default lesson), written out: X rows 犬 [1,0,0,1], が [0,0,1,0], 歩く [0,1,0,1]; d_k = 5.
+DOG_X = np.array([[1, 0, 0, 1], [0, 0, 1, 0], [0, 1, 0, 1]], dtype=float)
+DOG_WQ = np.array([[1, 2, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 1, 0, 1], [1, 0, 0, 1, 0]], dtype=float)
+DOG_WK = np.array([[2, 2, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 1, 0, 1], [0, 0, 0, 1, 0]], dtype=float)
+# 犬's row by hand: raw scores [9, 0, 1] → ÷√5 → softmax = 0.956, 0.017, 0.027.
+DOG_WEIGHTS_ROW0 = ["0.96", "0.02", "0.03"]
 
 RUN_COUNTER = """
 window.__stRunsDone = 0;
@@ -120,16 +136,43 @@ def cells(page, key: str) -> list[str]:
     return page.locator(f"{sel(key)} .heatmap-label text").all_text_contents()
 
 
-def wait_cells(page, key: str, want=None, *, differ_from=None, timeout_s: float = 10.0) -> list[str]:
-    """Poll a heatmap's cell texts until they equal ``want`` (or differ from ``differ_from``); return them.
-    Returns the last texts seen on timeout, so the caller's assertion shows what was there."""
+def chart_copies(page, key: str) -> int:
+    """How many copies of a keyed chart the page holds: 1 at rest; 2 for a moment while a changed figure is
+    mounted anew (st.plotly_chart gives a changed figure a new element) and the old one is not yet removed."""
+    return page.locator(f"{sel(key)} .js-plotly-plot").count()
+
+
+def wait_chart(page, key: str, want: list[str], *, timeout_s: float = 10.0) -> list[str]:
+    """Poll until the app is at rest and shows exactly one copy of the heatmap ``key``, whose cell texts are
+    ``want``; return them. Fails, naming what was there, when that does not happen within timeout_s."""
     deadline = time.monotonic() + timeout_s
     while True:
         got = cells(page, key)
-        if got and (want is None or got == want) and (differ_from is None or got != differ_from):
-            return got
+        copies = chart_copies(page, key)
+        idle = page.locator(APP_READY).count() == 1
+        if idle and copies == 1 and got == want:
+            page.wait_for_timeout(100)  # still so a moment later (not a frame between two runs)
+            if page.locator(APP_READY).count() == 1 and chart_copies(page, key) == 1 and cells(page, key) == want:
+                return want
         if time.monotonic() > deadline:
-            return got
+            raise AssertionError(f"{key}: wanted one chart with {len(want)} cells {want}; saw {copies} "
+                                 f"cop{'y' if copies == 1 else 'ies'}, {len(got)} cells {got}, app at rest: {idle}")
+        page.wait_for_timeout(100)
+
+
+def wait_one_chart(page, key: str, n_cells: int, *, timeout_s: float = 10.0) -> list[str]:
+    """Like :func:`wait_chart` when the numbers are not known yet: one copy of the chart with ``n_cells`` cells."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        got = cells(page, key)
+        if page.locator(APP_READY).count() == 1 and chart_copies(page, key) == 1 and len(got) == n_cells:
+            page.wait_for_timeout(100)
+            again = cells(page, key)
+            if chart_copies(page, key) == 1 and again == got:
+                return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{key}: wanted one chart with {n_cells} cells; saw {chart_copies(page, key)} "
+                                 f"copies, {len(got)} cells {got}")
         page.wait_for_timeout(100)
 
 
@@ -145,12 +188,42 @@ def ticks(page, key: str, axis: str) -> list[str]:
     return page.locator(f"{sel(key)} .{axis}tick text").all_text_contents()
 
 
+def two_decimals(v: float) -> str:
+    """How a heatmap writes an ordinary number: two decimals, a real minus sign, never "−0.00"."""
+    s = f"{v:.2f}"
+    return ("0.00" if float(s) == 0 else s).replace("-", "−")
+
+
 def expected(M) -> list[str]:
-    return [fmt_num(v) for v in np.asarray(M, dtype=np.float64).ravel()]
+    """A matrix's cell texts, row by row, as its heatmap writes them."""
+    return [two_decimals(v) for v in np.asarray(M, dtype=np.float64).ravel()]
 
 
-def weights_of(state: L.QKVState) -> list[str]:
-    return expected(L.compute(state).steps.weights)
+def reference_weights(X, W_Q, W_K) -> np.ndarray:
+    """The attention weights, written out independently of the app: Q = X·W_Q, K = X·W_K,
+    softmax(Q Kᵀ / √d_k) row by row (the max subtracted before e^x)."""
+    X, W_Q, W_K = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K))
+    Q, K = X @ W_Q, X @ W_K
+    scaled = Q @ K.T / np.sqrt(W_Q.shape[1])
+    e = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def weights_text(X, W_Q, W_K) -> list[str]:
+    return expected(reference_weights(X, W_Q, W_K))
+
+
+def shown_matrix(page, key: str, shape: tuple[int, int]) -> np.ndarray:
+    """A matrix read off its heatmap (one copy, at rest). Exact for the seed's numbers, which have one decimal."""
+    texts = wait_one_chart(page, key, shape[0] * shape[1])
+    return np.array([float(x.replace("−", "-")) for x in texts]).reshape(shape)
+
+
+def link_matrix(text: str) -> np.ndarray:
+    """A matrix as a link writes it, "<rows>x<cols>:v,v,..." row-major, read back."""
+    head, _, body = text.partition(":")
+    r, c = (int(n) for n in head.split("x"))
+    return np.array([float(v) for v in body.split(",")]).reshape(r, c)
 
 
 def press_slider(page, key: str, keyname: str, param: str | None = None) -> None:
@@ -173,20 +246,6 @@ def set_text(page, text: str) -> None:
     box = page.locator(f"{sel('qkv.text')} input")
     box.fill(text)
     act(page, lambda: box.press("Enter"), until=lambda: query_of(page.url).get("t", [None])[-1] == text)
-
-
-def share_link(page) -> str:
-    """The link in the sidebar share panel (an expander holding an st.code block)."""
-    panel = page.locator(SIDEBAR).locator("[data-testid='stExpander']").first
-    code = panel.locator("[data-testid='stCode'] code")
-    if not code.is_visible():
-        panel.locator("summary").click()
-    code.wait_for(state="visible", timeout=5_000)
-    return code.inner_text().strip()
-
-
-def query_of(url: str) -> dict[str, list[str]]:
-    return parse_qs(urlsplit(url).query, keep_blank_values=True)
 
 
 def url_param(page, key: str, want: str, timeout_s: float = 5.0) -> str | None:
@@ -340,9 +399,8 @@ def test_loads_in_japanese_with_the_lesson_numbers(page, page_errors, app_server
     assert_no_exception(page)
 
     # 犬's row: raw scores 9, 0, 1 → ÷√5 → softmax = 95.6%, 1.7%, 2.7%.
-    w = cells(page, "qkv.fig.weights")
-    assert w[:3] == ["0.96", "0.02", "0.03"], w
-    assert w == weights_of(L.default_state())
+    w = wait_chart(page, "qkv.fig.weights", weights_text(DOG_X, DOG_WQ, DOG_WK))
+    assert w[:3] == DOG_WEIGHTS_ROW0, w
     assert cells(page, "qkv.fig.scores")[:3] == ["9.00", "0.00", "1.00"]
     assert ticks(page, "qkv.fig.weights", "y") == ["犬", "が", "歩く"]
     assert ticks(page, "qkv.fig.weights", "x") == ["犬", "が", "歩く"]
@@ -363,7 +421,7 @@ def test_loads_in_japanese_with_the_lesson_numbers(page, page_errors, app_server
         until=lambda: query_of(page.url).get("lang") == ["en"],
     )
     page.get_by_role("heading", name=TITLE_EN).wait_for(timeout=10_000)
-    assert wait_cells(page, "qkv.fig.weights", w) == w
+    assert wait_chart(page, "qkv.fig.weights", w) == w
     assert url_param(page, "lang", "en") == "en"
     assert_no_exception(page)
     assert_no_page_errors(page_errors)
@@ -372,15 +430,18 @@ def test_loads_in_japanese_with_the_lesson_numbers(page, page_errors, app_server
 # ---- 2. d_k slider -----------------------------------------------------------------------------------------------
 def test_dk_slider_with_the_keyboard_changes_the_weights(page, page_errors, app_server):
     open_qkv(page, f"{app_server}/qkv")
-    before = cells(page, "qkv.fig.weights")
+    before = wait_chart(page, "qkv.fig.weights", weights_text(DOG_X, DOG_WQ, DOG_WK))
     assert page.locator(f"{sel('qkv.dk')} input[type=range]").input_value() == "5"
 
     press_slider(page, "qkv.dk", "ArrowRight", "dk")
 
     assert page.locator(f"{sel('qkv.dk')} input[type=range]").input_value() == "6"
-    after = wait_cells(page, "qkv.fig.weights", differ_from=before)
+    # W_Q and W_K keep the preset's five columns and get a sixth from the seed: read that one off the page
+    W_Q, W_K = shown_matrix(page, "qkv.fig.W_Q", (4, 6)), shown_matrix(page, "qkv.fig.W_K", (4, 6))
+    np.testing.assert_array_equal(W_Q[:, :5], DOG_WQ)
+    np.testing.assert_array_equal(W_K[:, :5], DOG_WK)
+    after = wait_chart(page, "qkv.fig.weights", weights_text(DOG_X, W_Q, W_K))
     assert after != before
-    assert after == weights_of(L.with_sizes(L.default_state(), d_k=6)), after
     assert url_param(page, "dk", "6") == "6"
     shot(page, "02_weights_dk6", page.locator(sel("qkv.fig.weights")))
     assert_no_exception(page)
@@ -390,17 +451,18 @@ def test_dk_slider_with_the_keyboard_changes_the_weights(page, page_errors, app_
 # ---- 3. one-cell slider ----------------------------------------------------------------------------------------
 def test_cell_slider_changes_the_weights(page, page_errors, app_server):
     open_qkv(page, f"{app_server}/qkv")
-    before = cells(page, "qkv.fig.weights")
+    before = wait_chart(page, "qkv.fig.weights", weights_text(DOG_X, DOG_WQ, DOG_WK))
     thumb = page.locator(f"{sel('qkv.cell:v')} input[type=range]")
     assert float(thumb.input_value()) == 1.0  # X, row 1 (犬), column 1
 
     press_slider(page, "qkv.cell:v", "End")  # X[0, 0] → 5
 
     assert float(thumb.input_value()) == 5.0
-    after = wait_cells(page, "qkv.fig.weights", differ_from=before)
+    X = DOG_X.copy()
+    X[0, 0] = 5.0
+    after = wait_chart(page, "qkv.fig.weights", weights_text(X, DOG_WQ, DOG_WK))
     assert after != before
-    assert after == weights_of(L.with_cell(L.default_state(), "X", 0, 0, 5.0)), after
-    assert cells(page, "qkv.fig.X")[0] == "5.00"
+    assert wait_chart(page, "qkv.fig.X", expected(X))[0] == "5.00"
     shot(page, "03_weights_cell", page.locator(sel("qkv.fig.weights")))
     assert_no_exception(page)
     assert_no_page_errors(page_errors)
@@ -414,7 +476,7 @@ def test_cell_slider_keeps_the_address_bar_and_the_open_share_panel_current(page
     link_before = share_link(page)  # opens the panel
     assert "X" not in query_of(link_before)
     press_slider(page, "qkv.cell:v", "End")  # X[0, 0] → 5
-    want = share.encode_matrix(L.with_cell(L.default_state(), "X", 0, 0, 5.0).mats["X"])
+    want = "3x4:5,0,0,1,0,0,1,0,0,1,0,1"  # 犬 [5,0,0,1], が [0,0,1,0], 歩く [0,1,0,1]
     assert url_param(page, "X", want) == want
     panel = page.locator(SIDEBAR).locator("[data-testid='stCode'] code")
     assert poll(lambda: query_of(panel.inner_text().strip()).get("X") == [want], page, 10.0), panel.inner_text()
@@ -429,9 +491,12 @@ def test_share_link_round_trip_in_a_new_browser_context(page, page_errors, brows
     open_qkv(page, f"{app_server}/qkv")
     set_text(page, "犬 が 犬")
     press_slider(page, "qkv.dk", "ArrowRight", "dk")  # d_k 5 → 6
-    state = L.with_sizes(L.with_text(L.default_state(), "犬 が 犬"), d_k=6)
-    want = weights_of(state)
-    assert wait_cells(page, "qkv.fig.weights", want) == want
+    X = DOG_X[[0, 1, 0]]  # 犬 が 犬: the second 犬 has 犬's row
+    W_Q, W_K = shown_matrix(page, "qkv.fig.W_Q", (4, 6)), shown_matrix(page, "qkv.fig.W_K", (4, 6))
+    np.testing.assert_array_equal(W_Q[:, :5], DOG_WQ)
+    np.testing.assert_array_equal(W_K[:, :5], DOG_WK)
+    want = wait_chart(page, "qkv.fig.weights", weights_text(X, W_Q, W_K))
+    assert wait_chart(page, "qkv.fig.X", expected(X))
     seen = all_cells(page)
     assert len(seen) >= 8, sorted(seen)  # X, W_Q, W_K, W_V, Q, K, V, scores, scaled, weights, out
 
@@ -439,7 +504,8 @@ def test_share_link_round_trip_in_a_new_browser_context(page, page_errors, brows
     shot(page, "04_share_panel", page.locator(SIDEBAR))
     assert link.startswith(f"{app_server}/qkv?"), link
     q = query_of(link)
-    assert q["t"] == ["犬 が 犬"] and q["dk"] == ["6"] and q["lang"] == ["ja"], q
+    assert q == {"lang": ["ja"], "qkv": ["2"], "p": ["dog"], "t": ["犬 が 犬"], "dm": ["4"], "dk": ["6"], "dv": ["4"],
+                 "s": ["0"], "m": ["xw"], "q": ["0"]}, q
     assert q == query_of(page.url), "the address bar and the share panel disagree"
 
     errors: list = []
@@ -450,7 +516,7 @@ def test_share_link_round_trip_in_a_new_browser_context(page, page_errors, brows
             assert other.get_by_role("heading", name=title).is_visible()
             assert other.locator(f"{sel('qkv.text')} input").input_value() == "犬 が 犬"
             assert other.locator(f"{sel('qkv.dk')} input[type=range]").input_value() == "6"
-            assert wait_cells(other, "qkv.fig.weights", want) == want
+            assert wait_chart(other, "qkv.fig.weights", want) == want
             assert all_cells(other) == seen
             # K09: the duplicate token keeps its own row and column.
             assert ticks(other, "qkv.fig.weights", "y") == ["犬", "が", "犬"]
@@ -468,18 +534,19 @@ def test_share_link_round_trip_in_a_new_browser_context(page, page_errors, brows
 def test_grid_edits_stick_and_a_huge_value_is_refused(page, page_errors, browser, app_server):
     open_qkv(page, f"{app_server}/qkv")
     open_grid_tab(page, "W_Q")
-    W = np.array(L.default_state().mats["W_Q"])
-    assert cells(page, "qkv.fig.W_Q") == expected(W)
+    W = DOG_WQ.copy()
+    assert wait_chart(page, "qkv.fig.W_Q", expected(W))
 
     for (i, j), v in (((0, 0), 2.0), ((1, 1), 3.0), ((0, 1), 0.5)):
         edit_grid_cell(page, "W_Q", i, j, f"{v:g}")
         W[i, j] = v
         # Every edit so far is kept, not only the last one (feeding the editor its output back reverts every
         # second edit).
-        assert wait_cells(page, "qkv.fig.W_Q", expected(W)) == expected(W), f"after setting W_Q[{i},{j}]={v:g}"
+        assert wait_chart(page, "qkv.fig.W_Q", expected(W)), f"after setting W_Q[{i},{j}]={v:g}"
     assert W[0, 0] == 2 and W[1, 1] == 3 and W[0, 1] == 0.5
     link_w = query_of(page.url)["W_Q"][0]
-    assert np.array_equal(share.decode_matrix(link_w, W.shape), W), link_w
+    assert link_w == "4x5:2,0.5,0,0,0,0,3,1,0,0,0,0,1,0,1,1,0,0,1,0", link_w
+    assert np.array_equal(link_matrix(link_w), W), link_w
     assert [grid_cell_text(page, "W_Q", i, j) for i, j in ((0, 0), (1, 1), (0, 1))] == ["2", "3", "0.5"]
     shot(page, "05_grid_after_edits", grid(page, "W_Q"))
     shot(page, "05_wq_after_edits", page.locator(sel("qkv.fig.W_Q")))
@@ -491,7 +558,7 @@ def test_grid_edits_stick_and_a_huge_value_is_refused(page, page_errors, browser
     warning.first.wait_for(timeout=10_000)
     assert "1e+308 は大きすぎます" in warning.first.inner_text()
     assert "元の値のままにしました" in warning.first.inner_text()
-    assert wait_cells(page, "qkv.fig.W_Q", expected(W)) == expected(W)
+    assert wait_chart(page, "qkv.fig.W_Q", expected(W))
     assert query_of(page.url)["W_Q"][0] == link_w
     ensure_grid_tab(page, "W_Q")
     assert grid_cell_text(page, "W_Q", 2, 2) == f"{W[2, 2]:g}"  # the grid shows the old value again
@@ -503,7 +570,8 @@ def test_grid_edits_stick_and_a_huge_value_is_refused(page, page_errors, browser
     ctx, other = new_page(browser, errors)
     try:
         open_qkv(other, page.url)
-        assert wait_cells(other, "qkv.fig.W_Q", expected(W)) == expected(W)
+        assert wait_chart(other, "qkv.fig.W_Q", expected(W))
+        assert wait_chart(other, "qkv.fig.weights", weights_text(DOG_X, W, DOG_WK))
         assert cells(other, "qkv.fig.weights") == cells(page, "qkv.fig.weights")
         assert_no_exception(other)
     finally:
@@ -540,11 +608,11 @@ def test_refusal_notice_is_on_screen_where_the_grid_is_edited(page, page_errors,
 def test_pasted_1e308_is_refused_with_a_message_that_names_it(page, page_errors, app_server):
     open_qkv(page, f"{app_server}/qkv")
     open_grid_tab(page, "W_Q")
-    W = np.array(L.default_state().mats["W_Q"])
+    W = DOG_WQ.copy()
     paste_into_grid_cell(page, "W_Q", 2, 2, "1e308")
     notice = page.locator(WARNING).filter(has_text="W_Q の 3 行 3 列")
     notice.first.wait_for(timeout=10_000)
-    assert wait_cells(page, "qkv.fig.W_Q", expected(W)) == expected(W)  # the old value is kept
+    assert wait_chart(page, "qkv.fig.W_Q", expected(W))  # the old value is kept
     assert "W_Q" not in query_of(page.url)
     assert_no_exception(page)
     assert_no_page_errors(page_errors)
@@ -562,7 +630,7 @@ def test_hostile_link_gives_warnings_and_the_default_lesson(page, page_errors, a
     assert any("「X」" in a and "3x4:nan" in a for a in texts), texts
     assert any("zz" in a for a in texts), texts
     assert page.get_by_role("heading", name=TITLE_JA).is_visible()
-    assert wait_cells(page, "qkv.fig.weights", weights_of(L.default_state()))[:3] == ["0.96", "0.02", "0.03"]
+    assert wait_chart(page, "qkv.fig.weights", weights_text(DOG_X, DOG_WQ, DOG_WK))[:3] == DOG_WEIGHTS_ROW0
     assert page.locator(f"{sel('qkv.dk')} input[type=range]").input_value() == "5"
     assert url_param(page, "dk", "5") == "5" and "X" not in query_of(page.url)
     assert_no_page_errors(page_errors)
@@ -572,12 +640,12 @@ def test_link_with_nan_and_inf_of_the_right_shape_is_refused(page, page_errors, 
     # K03 through a link: well-formed matrices holding nan / inf never reach softmax.
     x = "3x4:" + ",".join(["nan"] + ["0"] * 11)
     w_q = "4x5:" + ",".join(["1"] * 19 + ["inf"])
-    open_qkv(page, f"{app_server}/qkv?" + urlencode({"v": "1", "p": "dog", "X": x, "W_Q": w_q}))
+    open_qkv(page, f"{app_server}/qkv?" + urlencode({"qkv": "2", "p": "dog", "X": x, "W_Q": w_q}))
     assert_no_exception(page)
     texts = alerts(page)
     assert any("「X」" in a for a in texts), texts
     assert any("「W_Q」" in a for a in texts), texts
-    assert cells(page, "qkv.fig.weights") == weights_of(L.default_state())
+    assert wait_chart(page, "qkv.fig.weights", weights_text(DOG_X, DOG_WQ, DOG_WK))
     assert not any(c in ("NaN", "∞", "−∞") for c in sum(all_cells(page).values(), [])), all_cells(page)
     assert_no_page_errors(page_errors)
 
@@ -588,7 +656,7 @@ def test_link_with_unknown_key_and_far_query_is_survived(page, page_errors, app_
     texts = alerts(page)
     assert any("zz" in a for a in texts), texts
     assert any("100" in a and "3" in a for a in texts), texts  # query 100 → clamped to the 3rd token
-    assert cells(page, "qkv.fig.weights") == weights_of(L.default_state())
+    assert wait_chart(page, "qkv.fig.weights", weights_text(DOG_X, DOG_WQ, DOG_WK))
     assert url_param(page, "q", "2") == "2"
     assert_no_page_errors(page_errors)
 
@@ -596,9 +664,12 @@ def test_link_with_unknown_key_and_far_query_is_survived(page, page_errors, app_
 # ---- 7. a token holding HTML ---------------------------------------------------------------------------------------
 def test_token_with_html_is_shown_literally(page, page_errors, app_server):
     open_qkv(page, f"{app_server}/qkv")
-    before = cells(page, "qkv.fig.weights")
+    wait_chart(page, "qkv.fig.weights", weights_text(DOG_X, DOG_WQ, DOG_WK))
     set_text(page, "<b>x</b> が")
-    wait_cells(page, "qkv.fig.weights", differ_from=before)
+    # "<b>x</b>" is a new token: its X row comes from the seed, read off the page; が keeps [0,0,1,0]
+    X = shown_matrix(page, "qkv.fig.X", (2, 4))
+    np.testing.assert_array_equal(X[1], DOG_X[1])
+    wait_chart(page, "qkv.fig.weights", weights_text(X, DOG_WQ, DOG_WK))
     assert_no_exception(page)
     for key in ("qkv.fig.weights", "qkv.fig.scores", "qkv.fig.X"):
         assert ticks(page, key, "y") == ["<b>x</b>", "が"], key

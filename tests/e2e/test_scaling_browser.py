@@ -1,5 +1,6 @@
 """The scaling lesson in a real browser: move the d_k control with the keyboard and see the shares change; open
-the page's shared link in a fresh context and see the same numbers; never an exception box.
+the page's own share link (the sidebar's "Share this setup" panel) in a fresh context and see the same numbers;
+never an exception box.
 
 Hand-derived shares: d_k = 64 → scores [8, 2, -4] ÷ 8 → 59.0 % / 27.9 % / 13.2 %; one step left, d_k = 32 →
 ÷ 5.656854 → [1.414214, 0.353553, -0.707107]: e^0 = 1, e^-1.060660 = 0.346228, e^-2.121320 = 0.119873,
@@ -7,12 +8,7 @@ sum 1.466101 → 68.2 % / 23.6 % / 8.2 %.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-from urllib.parse import urlencode
-
-from attention_core import scaling_lesson as SL
-
-from .helpers import assert_no_exception, assert_no_page_errors, wait_for_app
+from .helpers import assert_no_exception, assert_no_page_errors, query_of, share_link, wait_for_app
 
 SHARES = "h3:has-text('100%')"
 
@@ -44,9 +40,15 @@ def test_dk_keyboard_changes_bars_and_link_reproduces(browser, page, page_errors
     assert "23.6%" in after and "8.2%" in after and after != before
     assert_no_exception(page)
 
-    # the shared link of that setup (the page's share codec; the frame puts the same parameters in the URL and the
-    # share panel): open it in a fresh browser context and see the same numbers
-    url = f"{app_server}/scaling?" + urlencode({"lang": "ja", **SL.encode(replace(SL.default_state(), d_k=32))})
+    # the page's own share link of that setup, as a person copies it from the sidebar's panel: the language, the
+    # lesson's envelope, the numbers (d_k now 32; the rest the defaults: scores 8, 2, -4, dividing on, T = 1,
+    # 8 keys, seed 0), and the same parameters as the address bar
+    url = share_link(page)
+    assert url.startswith(f"{app_server}/scaling?"), url
+    assert query_of(url) == {"lang": ["ja"], "scaling": ["2"], "s1": ["8"], "s2": ["2"], "s3": ["-4"], "dk": ["32"],
+                             "sc": ["1"], "T": ["1"], "n": ["8"], "seed": ["0"]}, url
+    assert query_of(url) == query_of(page.url)
+    # open it in a fresh browser context and see the same numbers
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         other = ctx.new_page()

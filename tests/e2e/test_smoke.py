@@ -1,6 +1,11 @@
-"""Smoke test in a real browser: the app loads, runs its script, and shows no error."""
+"""Smoke test in a real browser: the app loads, runs its script, and shows no error, on every page."""
+
+import lessons
 
 from .helpers import assert_no_exception, assert_no_page_errors, wait_for_app
+
+PATHS = ["/", *("/" + lesson.key for lesson in lessons.REGISTRY), "/?lang=en"]
+"""The home page, every registered lesson's page (its URL path is its key), and the home page in English."""
 
 
 def test_app_loads_without_errors(page, page_errors, app_server):
@@ -16,7 +21,8 @@ def test_no_page_fetches_anything_from_outside_the_app(page, page_errors, app_se
     once made each page fetch its favicon from fonts.gstatic.com)."""
     outside: list[str] = []
     page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(app_server) else None)
-    for path in ("/", "/qkv", "/scaling", "/?lang=en"):
+    assert {"/qkv", "/scaling"} <= set(PATHS)
+    for path in PATHS:
         page.goto(app_server + path)
         wait_for_app(page)
         page.locator("h1").first.wait_for(timeout=15_000)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from lessons.cells import parse_cell_text
 from ui.widgets import _apply_edits, cell_text
 
 COLS = ["1", "2", "3"]
@@ -11,7 +12,7 @@ BASE = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 
 
 def test_typed_text_lands_in_its_cell_and_the_rest_is_untouched():
-    out, refused = _apply_edits(BASE, {0: {"2": "0.5"}, "1": {"1": "－７", "3": "１．２５"}}, COLS)
+    out, refused = _apply_edits(BASE, {0: {"2": "0.5"}, "1": {"1": "－７", "3": "１．２５"}}, COLS, parse_cell_text)
     want = BASE.copy()
     want[0, 1], want[1, 0], want[1, 2] = 0.5, -7.0, 1.25
     np.testing.assert_array_equal(out, want)
@@ -22,13 +23,13 @@ def test_typed_text_lands_in_its_cell_and_the_rest_is_untouched():
 @pytest.mark.parametrize("value, code", [(None, "empty"), ("", "empty"), ("1e308", "too_big"), ("nan", "not_finite"),
                                          ("abc", "not_number")])
 def test_a_refused_cell_keeps_its_old_value_and_is_named(value, code):
-    out, refused = _apply_edits(BASE, {1: {"3": value}, 0: {"1": "9"}}, COLS)
+    out, refused = _apply_edits(BASE, {1: {"3": value}, 0: {"1": "9"}}, COLS, parse_cell_text)
     assert out[1, 2] == 6.0 and out[0, 0] == 9.0  # the good edit in the same batch still lands
     assert [(i, j, e.code) for i, j, e in refused] == [(1, 2, code)]
 
 
 def test_edits_outside_the_matrix_are_ignored():
-    out, refused = _apply_edits(BASE, {5: {"1": "1"}, 0: {"9": "1"}, -1: {"1": "1"}}, COLS)
+    out, refused = _apply_edits(BASE, {5: {"1": "1"}, 0: {"9": "1"}, -1: {"1": "1"}}, COLS, parse_cell_text)
     np.testing.assert_array_equal(out, BASE)
     assert refused == []
 
@@ -53,7 +54,14 @@ def test_a_refused_edit_keeps_the_cells_last_accepted_value_not_the_grids_base(m
     state = {"g:base": base, "g:current": current, "g:ed1": {"edited_rows": {0: {"1": "1,5"}}}}
     monkeypatch.setattr(W, "st", types.SimpleNamespace(session_state=state))
     committed, notes = [], []
-    W._on_edit("g", "g:ed1", COLS, committed.append, "X", lambda code, args: notes.append((code, args)))
+    W._on_edit("g", "g:ed1", COLS, parse_cell_text, committed.append, lambda i, j, e: notes.append((i, j, e.code)))
     assert len(committed) == 1
     np.testing.assert_array_equal(committed[0], current)  # 2 kept, nothing else changed
-    assert [(c, a["row"], a["col"]) for c, a in notes] == [("cell_refused", 1, 1)]
+    assert notes == [(0, 0, "not_number")]
+
+
+def test_mask_edits_toggle_only_the_clicked_cells():
+    base = np.array([[True, False], [True, True]])
+    out, refused = _apply_edits(base, {0: {"2": True}, 1: {"1": False}}, ["1", "2"], bool)
+    assert out.tolist() == [[True, True], [False, True]] and refused == []
+    assert base.tolist() == [[True, False], [True, True]]

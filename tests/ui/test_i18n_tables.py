@@ -1,15 +1,20 @@
 """The language tables (assets/i18n/<lang>[.<part>].toml) against each other and against the source.
 
 - ja and en have exactly the same keys and, per key, the same {placeholders} (string.Formatter);
+- every lesson of lessons.REGISTRY has its texts (lesson.<key>.nav/.title/.blurb, <key>.title/.intro), every
+  planned lesson its title;
+- every notice code the codec, the lessons and the pages can emit (lessons/link.py's documented codes, the lessons'
+  and the pages' own) and every refusal code (reason.<code>) has words in both languages, with no placeholder the
+  emitting code does not fill; codes are string literals (an f-string code could not be checked);
 - every t("...") key the pages, ui/ and app.py use exists in both tables: literal keys, both branches of
   `t("a" if c else "b")`, and f-string keys through their known expansions (preset.<key> for every preset,
-  mode.xw/direct, reason.<code> for every refusal code attention_core raises, notice.<code> for every notice
-  code, fig.<name>.* for every heatmap name, ...);
+  mode.xw/direct, reason.<code> for every refusal code, notice.<code> for every notice code, lesson.<key>.* and
+  <key>.title/.intro for every registered lesson, fig.<name>.* for every heatmap name, ...);
 - a call that passes {placeholders} passes all of them, and never as a keyword that collides with t's own
   parameters (key, lang);
 - no Japanese characters in .py files under lesson_pages/, ui/ and app.py except in comments and docstrings
   (user-facing strings live in assets/).
-The source is read with ast/tokenize, not imported.
+The source is read with ast/tokenize, not imported (lessons.REGISTRY is: it is the list of lessons).
 """
 from __future__ import annotations
 
@@ -19,11 +24,13 @@ import re
 import string
 import tokenize
 import tomllib
+from functools import cache
 from pathlib import Path
 
 import pytest
 
-from attention_core import lessons as L
+import lessons
+from lessons import qkv as L
 from ui import i18n
 from ui.i18n import LANGS, t, table
 
@@ -132,26 +139,135 @@ def _all_uses():
     return uses
 
 
-def _core_source() -> str:
-    return "\n".join(p.read_text(encoding="utf-8") for p in CORE)
+# ---- what the codec, the lessons and the pages can emit: notice codes and refusal (reason) codes ----------------
+class _Emitted(ast.NodeVisitor):
+    """Calls that emit a notice or a refusal, with the arguments they format it with.
+
+    Notice("code", {..}) and Refusal("code", **args) in lessons/ and attention_core/; page.notify("code", {..}),
+    notify("cell_refused", dict(..)) and push_notices(place, [("code", {..})]) in the pages, ui/ and app.py. A code
+    that is not a string literal (an f-string, a variable) cannot be checked: it is recorded in ``problems`` —
+    unless it is a parameter of the enclosing function passed on unchanged (``def notify(self, code, args)``)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.params: list[set[str]] = []
+        self.notices: list[tuple[str, int, str, frozenset[str] | None]] = []  # (path, line, code, args or None)
+        self.refusals: list[tuple[str, int, str, frozenset[str] | None]] = []
+        self.problems: list[tuple[str, int, str]] = []
+
+    def _scope(self, node, args: ast.arguments):
+        names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+        self.params.append(names)
+        self.generic_visit(node)
+        self.params.pop()
+
+    def visit_FunctionDef(self, node):
+        self._scope(node, node.args)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        self._scope(node, node.args)
+
+    @staticmethod
+    def _arg_names(node) -> frozenset[str] | None:
+        """Keys of a dict literal or dict(k=...) call; None when they cannot be read statically."""
+        if node is None:
+            return frozenset()
+        if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys):
+            return frozenset(k.value for k in node.keys)
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
+                and not node.args and all(k.arg for k in node.keywords)):
+            return frozenset(k.arg for k in node.keywords)
+        return None
+
+    def _code(self, node, into: list, args) -> None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            into.append((self.path, node.lineno, node.value, args))
+        elif isinstance(node, ast.Name) and self.params and node.id in self.params[-1]:
+            pass  # a forwarder: the code comes from its caller, which is checked where it is written
+        else:
+            self.problems.append((self.path, node.lineno, ast.unparse(node)))
+
+    def visit_Call(self, node):
+        name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+        if name in ("Notice", "notify") and node.args:
+            self._code(node.args[0], self.notices, self._arg_names(node.args[1] if len(node.args) > 1 else None))
+        elif name == "push_notices" and len(node.args) > 1 and isinstance(node.args[1], ast.List):
+            for item in node.args[1].elts:
+                if isinstance(item, ast.Tuple) and item.elts:
+                    extra = item.elts[1] if len(item.elts) > 1 else None
+                    self._code(item.elts[0], self.notices, self._arg_names(extra))
+        elif name == "Refusal" and node.args:
+            splat = any(k.arg is None for k in node.keywords)
+            self._code(node.args[0], self.refusals, None if splat else frozenset(k.arg for k in node.keywords))
+        self.generic_visit(node)
+
+
+LESSON_SOURCES = sorted([*(ROOT / "lessons").glob("*.py"), *CORE])
+
+
+@cache
+def emitted() -> _Emitted:
+    out = _Emitted("")
+    for path in LESSON_SOURCES + SOURCES:
+        v = _Emitted(rel(path))
+        v.visit(ast.parse(path.read_text(encoding="utf-8")))
+        out.notices += v.notices
+        out.refusals += v.refusals
+        out.problems += v.problems
+    return out
+
+
+def _documented_link_codes() -> set[str]:
+    """The notice codes lessons/link.py's module docstring lists ("Notice codes of this module: ...")."""
+    doc = ast.get_docstring(ast.parse((ROOT / "lessons" / "link.py").read_text(encoding="utf-8")))
+    part = doc.split("Notice codes of this module:", 1)[1]
+    return set(re.findall(r"``(\w+)``", re.sub(r"\([^)]*\)", "", part)))  # without the "(args ...)" remarks
+
+
+PAGE_NOTICES = {"query_clamped", "value_refused", "cell_refused", "too_many_tokens", "bad_lang"}
+"""Notices the lessons and the pages emit besides the codec's (too_many_tokens is formatted by the page itself)."""
+
+
+def _t_notice_uses() -> list[tuple[str, int, str, frozenset[str] | None]]:
+    """t("notice.<code>", **fmt) written out in the source: a notice formatted in place (too_many_tokens)."""
+    out = []
+    for path, line, kind, key, call in _all_uses():
+        if kind == "lit" and key.startswith("notice."):
+            kw = {k.arg for k in call.keywords}
+            out.append((path, line, key[len("notice."):], None if None in kw else frozenset(kw - {"lang"})))
+    return out
+
+
+def notice_args() -> dict[str, list[frozenset[str] | None]]:
+    """notice code → the argument names of each place that emits it (None: not readable statically)."""
+    out: dict[str, list] = {}
+    for _, _, code, args in emitted().notices + _t_notice_uses():
+        out.setdefault(code, []).append(args)
+    return out
+
+
+def refusal_args() -> dict[str, list[frozenset[str] | None]]:
+    """reason code → the argument names of each Refusal raised with it."""
+    out: dict[str, list] = {}
+    for _, _, code, args in emitted().refusals:
+        out.setdefault(code, []).append(args)
+    return out
 
 
 def refusal_codes() -> set[str]:
-    """reason.<code>: every CellError code raised in attention_core, plus the codec's own bad(..., reason)."""
-    src = _core_source()
-    codes = set(re.findall(r"CellError\(\s*\"(\w+)\"", src))
-    codes |= set(re.findall(r"\bbad\(\s*[^,()]+(?:\([^)]*\))?,\s*\"(\w+)\"", src))
-    codes.add("invalid")  # bad()'s default reason
-    return codes
+    return set(refusal_args())
 
 
 def notice_codes() -> set[str]:
-    """notice.<code>: every Notice code in attention_core plus the (code, args) notices the UI pushes."""
-    codes = set(re.findall(r"Notice\(\s*\"(\w+)\"", _core_source()))
-    ui_src = "\n".join(p.read_text(encoding="utf-8") for p in SOURCES)
-    codes |= set(re.findall(r"push_notices\([^\[]*\[\(\s*\"(\w+)\"", ui_src))
-    codes |= set(re.findall(r"\bnotify\(\s*\"(\w+)\"", ui_src))
-    return codes
+    return set(notice_args())
+
+
+def shown_args(code: str, args: frozenset[str]) -> set[str]:
+    """The placeholders a notice is formatted with (ui.widgets.notice_text): bad_value's ``extra`` fills its
+    reason, which is put into words first."""
+    return set(args) - {"extra"} if code == "bad_value" else set(args)
 
 
 def heatmap_names() -> set[str]:
@@ -167,6 +283,9 @@ def heatmap_names() -> set[str]:
     return names
 
 
+REGISTERED = {x.key for x in lessons.REGISTRY}
+
+
 def known_expansions() -> dict[str, set[str]]:
     return {
         "preset.{}": set(L.PRESETS),
@@ -175,7 +294,11 @@ def known_expansions() -> dict[str, set[str]]:
         "reason.{}": refusal_codes(),
         "notice.{}": notice_codes(),
         "qkv.note.{}": {"dog", "direct3", "school"},
-        "lesson.{}.title": {"scaling", "masks", "multihead", "positional", "cross"},
+        "lesson.{}.title": REGISTERED | set(lessons.PLANNED),
+        "lesson.{}.nav": REGISTERED,
+        "lesson.{}.blurb": REGISTERED,
+        "{}.title": REGISTERED,
+        "{}.intro": REGISTERED,
         "fig.{}.title": heatmap_names(),
         "fig.{}.rows": heatmap_names(),
         "fig.{}.cols": heatmap_names(),
@@ -183,12 +306,87 @@ def known_expansions() -> dict[str, set[str]]:
     }
 
 
+# ---- the lessons of the registry ---------------------------------------------------------------------------------
+LESSON_KEYS = ("lesson.{}.nav", "lesson.{}.title", "lesson.{}.blurb", "{}.title", "{}.intro")
+
+
+@pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda x: x.key)
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_registered_lesson_has_its_texts(lesson, lang):
+    """The router (nav), the home page (title, blurb) and the page runtime (<key>.title, <key>.intro)."""
+    tab = table(lang)
+    assert [k.format(lesson.key) for k in LESSON_KEYS if k.format(lesson.key) not in tab] == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_planned_lesson_has_a_title(lang):
+    assert [k for k in lessons.PLANNED if f"lesson.{k}.title" not in table(lang)] == []
+
+
+# ---- notices and reasons: every code, both languages, the placeholders it is formatted with ----------------------
+def test_notice_and_refusal_codes_are_literals():
+    """An f-string or computed code (the old f"scaling_{reason}") cannot be checked against the tables."""
+    assert emitted().problems == []
+
+
 def test_refusal_and_notice_codes_found():
-    # guards the regexes above: these codes certainly exist
-    assert {"not_number", "not_finite", "too_big", "too_long", "format", "shape", "count", "wrong_mode",
-            "invalid"} <= refusal_codes()
-    assert {"bad_value", "link_version", "link_too_long", "text_too_long", "query_clamped", "unknown_keys",
-            "cell_refused", "bad_lang"} <= notice_codes()
+    # guards the scanner above: these codes certainly exist
+    assert {"not_number", "not_finite", "too_big", "too_long", "format", "shape", "count", "invalid", "control",
+            "empty"} <= refusal_codes()
+    documented = _documented_link_codes()
+    assert documented == {"link_too_long", "link_too_many", "link_version", "other_lesson", "unknown_keys",
+                          "bad_value", "rounded"}
+    assert documented | PAGE_NOTICES <= notice_codes()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_notice_code_has_words_with_its_placeholders(lang):
+    tab = table(lang)
+    missing, unfilled = [], []
+    for code, uses in sorted(notice_args().items()):
+        key = f"notice.{code}"
+        if key not in tab:
+            missing.append(key)
+            continue
+        for args in uses:
+            if args is not None and not field_roots(tab[key]) <= shown_args(code, args):
+                unfilled.append((key, sorted(field_roots(tab[key])), sorted(shown_args(code, args))))
+    assert missing == []
+    assert unfilled == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_reason_code_has_words_with_its_placeholders(lang):
+    tab = table(lang)
+    missing, unfilled = [], []
+    for code, uses in sorted(refusal_args().items()):
+        key = f"reason.{code}"
+        if key not in tab:
+            missing.append(key)
+            continue
+        for args in uses:
+            if args is not None and not field_roots(tab[key]) <= args:
+                unfilled.append((key, sorted(field_roots(tab[key])), sorted(args)))
+    assert missing == []
+    assert unfilled == []
+
+
+def test_the_codes_emitted_at_run_time_are_the_ones_found():
+    """The scanner against the running code: links each lesson refuses yield only codes it found."""
+    found_notices, found_reasons = notice_codes(), refusal_codes()
+    others = [x.key for x in lessons.REGISTRY]
+    hostile = [{"v": "9"}, {"zz": "1"}, {"zz": "z" * 30_000}, {f"z{i}": "1" for i in range(200)}]
+    for lesson in lessons.REGISTRY:
+        base = lesson.encode(lesson.default_state())
+        links = hostile + [{**base, k: bad} for k in lesson.link.keys
+                           for bad in ("", "x", "1e999", "1,2", "a\nb", "9" * 7000, "2x2:1", "x" * 50)]
+        links.append({x.key: "2" for x in lessons.REGISTRY if x.key != lesson.key})
+        for params in links:
+            _, notes = lesson.decode(params, [k for k in others if k != lesson.key])
+            for n in notes:
+                assert n.code in found_notices, (lesson.key, params, n)
+                if n.code == "bad_value":
+                    assert n.args["reason"] in found_reasons, (lesson.key, params, n)
 
 
 def test_literal_keys_exist():

@@ -148,8 +148,11 @@ def test_dog_weights_cell_texts():
 
 def test_minus_infinity_cell():
     M = np.array([[1.0, -np.inf], [0.5, 2.0]])
-    h = F.heatmap(M, ["a", "b"], ["a", "b"]).data[0]
-    assert h.text[0][1] == MINUS + "∞"
+    grey, h = F.heatmap(M, ["a", "b"], ["a", "b"]).data  # masked cells: a grey trace under the numbers
+    assert grey.text[0][1] == MINUS + "∞" and h.text[0][1] == ""
+    assert [[v == 1.0 for v in row] for row in np.nan_to_num(np.asarray(grey.z, dtype=float))] == [[False, True],
+                                                                                                   [False, False]]
+    assert grey.showscale is False and grey.colorscale[0][1] == grey.colorscale[-1][1] == F.MASKED_GREY
     z = np.asarray(h.z, dtype=float)
     assert math.isnan(z[0, 1])  # blank cell, no colour
     assert z[1, 1] == 2.0

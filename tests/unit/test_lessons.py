@@ -1,4 +1,5 @@
-"""Unit tests for attention_core.lessons: presets, the Q·K·V lesson state and its pure with_* functions.
+"""Unit tests for lessons.qkv (presets, the Q·K·V lesson state and its pure with_* functions) and lessons.cells
+(the rules for a number typed into a cell or carried by a link).
 
 Every expected number is derived independently of the code under test:
 - the 「犬が歩く」 preset: Q, K, V and 犬's raw scores [9, 0, 1] worked out by hand below, weights from a
@@ -22,7 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attention_core import lessons as L
+from lessons import qkv as L
+from lessons.cells import Refusal, check_cell, parse_cell_text
 
 NAMES = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V")
 ROOT = Path(__file__).resolve().parents[2]
@@ -172,7 +174,7 @@ def test_custom_preset_is_seeded_and_deterministic():
 def test_custom_numbers_are_the_same_in_another_process():
     """A share link leaves unedited matrices out, so another server process must draw the same numbers
     (no dependence on PYTHONHASHSEED or on what was drawn before)."""
-    code = ("import json; from attention_core import lessons as L; s = L.default_state('custom', seed=7); "
+    code = ("import json; from lessons import qkv as L; s = L.default_state('custom', seed=7); "
             "print(json.dumps({k: s.mats[k].tolist() for k in ('X', 'W_Q', 'W_K', 'W_V')}))")
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
@@ -377,32 +379,40 @@ def test_with_query_negative_and_empty():
         ("", "not_number"),
         (None, "not_number"),
         ("1,5", "not_number"),
+        # Python's float() takes these; a person does not mean them as numbers (nor does a link carry them)
+        ("1_0", "not_number"),
+        ("0x10", "not_number"),
+        (" 1 2", "not_number"),
+        ("infinity", "not_finite"),
+        ("-Infinity", "not_finite"),
+        ("∞", "not_finite"),
     ],
 )
 def test_check_cell_refuses(value, code):
-    with pytest.raises(L.CellError) as ei:
-        L.check_cell(value)
+    with pytest.raises(Refusal) as ei:
+        check_cell(value)
     assert ei.value.code == code
     assert isinstance(ei.value, ValueError)
 
 
 @pytest.mark.parametrize("value, want", [("2.5", 2.5), (" -3.75 ", -3.75), (1000, 1000.0), (-1000.0, -1000.0),
-                                         (np.float64(0.1), 0.1), (1e-7, 1e-7), (3, 3.0)])
+                                         (np.float64(0.1), 0.1), (1e-7, 1e-7), (3, 3.0), (".5", 0.5), ("3.", 3.0),
+                                         ("+1e-3", 0.001), ("1E2", 100.0)])
 def test_check_cell_accepts(value, want):
-    got = L.check_cell(value)
+    got = check_cell(value)
     assert isinstance(got, float) and got == want
 
 
 def test_check_cell_negative_zero_becomes_zero():
-    assert math.copysign(1.0, L.check_cell("-0")) == 1.0
-    assert math.copysign(1.0, L.check_cell(-0.0)) == 1.0
+    assert math.copysign(1.0, check_cell("-0")) == 1.0
+    assert math.copysign(1.0, check_cell(-0.0)) == 1.0
 
 
 def test_with_matrix_refuses_bad_value_naming_the_cell():
     s = L.default_state("dog")
     M = DOG_WQ.copy()
     M[2, 3] = np.nan
-    with pytest.raises(L.CellError) as ei:
+    with pytest.raises(Refusal) as ei:
         L.with_matrix(s, "W_Q", M)
     assert ei.value.code == "not_finite"
     assert ei.value.args_["matrix"] == "W_Q" and ei.value.args_["row"] == 2 and ei.value.args_["col"] == 3
@@ -412,7 +422,7 @@ def test_with_matrix_refuses_bad_value_naming_the_cell():
 
 def test_with_cell_refuses_and_leaves_state_alone():
     s = L.default_state("dog")
-    with pytest.raises(L.CellError):
+    with pytest.raises(Refusal):
         L.with_cell(s, "W_Q", 0, 0, "inf")
     np.testing.assert_array_equal(s.mats["W_Q"], DOG_WQ)
     with pytest.raises(IndexError):
@@ -475,6 +485,19 @@ def test_direct_mode_uses_typed_q():
     d = L.with_cell(d, "K", 1, 0, 3.0)  # が's key now [3,0,1,0,1]: q_犬·k_が = 2·3 = 6
     res = L.compute(d)
     np.testing.assert_allclose(res.steps.scores[0], [9, 6, 1], atol=1e-12)
+
+
+def test_direct_edits_survive_a_round_trip_through_xw():
+    """Edits typed in direct mode are kept when switching to "xw" and back (they are not replaced by X·W)."""
+    d = L.with_cell(L.with_mode(L.default_state("dog"), "direct"), "K", 1, 0, 3.0)
+    back = L.with_mode(L.with_mode(d, "xw"), "direct")
+    want_k = DOG_K.copy()
+    want_k[1, 0] = 3.0
+    np.testing.assert_array_equal(back.mats["K"], want_k)
+    np.testing.assert_array_equal(back.mats["Q"], DOG_Q)
+    np.testing.assert_allclose(L.compute(back).steps.scores[0], [9, 6, 1], atol=1e-12)
+    # and xw mode in between shows X·W again, not the typed K
+    np.testing.assert_array_equal(L.compute(L.with_mode(d, "xw")).K, DOG_K)
 
 
 def test_with_mode_rejects_unknown():
@@ -541,18 +564,18 @@ def test_any_sequence_of_changes_keeps_state_consistent(preset, steps):
     ("１ｅ２", 100.0), (7, 7.0), (0.5, 0.5),
 ])
 def test_parse_cell_text_reads_what_a_person_types(text, want):
-    assert L.parse_cell_text(text) == want
+    assert parse_cell_text(text) == want
 
 
 @pytest.mark.parametrize("text, code, quoted", [
     (None, "empty", None), ("", "empty", None), ("   ", "empty", None), ("\u3000", "empty", None),
     ("abc", "not_number", "abc"), ("1,5", "not_number", "1,5"), ("ｎａｎ", "not_finite", "ｎａｎ"),
     ("1e400", "not_finite", "1e400"), ("1e308", "too_big", "1e+308"), ("-1000.01", "too_big", "-1000.01"),
-    ("x" * 60, "not_number", "x" * 40),
+    ("x" * 60, "not_number", "x" * 40), ("１＿０", "not_number", "１＿０"), ("0x10", "not_number", "0x10"),
 ])
 def test_parse_cell_text_refusals_quote_what_was_typed(text, code, quoted):
-    with pytest.raises(L.CellError) as ei:
-        L.parse_cell_text(text)
+    with pytest.raises(Refusal) as ei:
+        parse_cell_text(text)
     assert ei.value.code == code
     assert ei.value.args_.get("value") == quoted
 
@@ -573,3 +596,15 @@ def test_any_change_to_the_lesson_means_its_notes_no_longer_hold():
     back = L.with_cell(L.with_cell(s, "X", 0, 0, 3.0), "X", 0, 0, float(s.mats["X"][0, 0]))
     assert L.is_preset_as_given(back)  # an edit undone by hand: the numbers are the preset's again
     assert L.is_preset_as_given(L.with_query(s, 2)[0])  # another query does not change any number
+
+
+def test_entering_direct_mode_again_projects_the_current_x_when_q_k_v_were_not_typed():
+    """Found in review: X[0,0]=5 → direct → xw → X[0,0]=7 → direct must give Q = X·W with the 7 (犬's row of the
+    dog preset: X = [7, 0, 0, 1], W_Q rows 1 and 4 → [7·1 + 1, 7·2, 0, 1, 0] = [8, 14, 0, 1, 0]), not the old 5."""
+    s = L.with_cell(L.default_state("dog"), "X", 0, 0, 5.0)
+    s = L.with_mode(L.with_mode(s, "direct"), "xw")
+    s = L.with_mode(L.with_cell(s, "X", 0, 0, 7.0), "direct")
+    assert s.mats["Q"][0].tolist() == [8.0, 14.0, 0.0, 1.0, 0.0]
+    typed = L.with_cell(s, "Q", 0, 0, 2.5)  # typed in direct mode: kept across a round trip of modes
+    back = L.with_mode(L.with_mode(typed, "xw"), "direct")
+    assert back.mats["Q"][0].tolist() == [2.5, 14.0, 0.0, 1.0, 0.0] and back.direct_edits

@@ -1,25 +1,36 @@
-"""Unit tests for attention_core.share: the lesson state ⇄ URL query parameters codec (case K15).
+"""Unit tests for the Q·K·V lesson's link (lessons.qkv.LESSON.encode / .decode, case K15) and for what the one
+link codec (lessons.link) does for every lesson: the envelope, the limits, the matrix format.
 
-Round trips must give back the same state exactly (float equality, not closeness). Hostile or malformed links
-must never raise: the bad value falls back to the default and a Notice names it. Expected states are built
-with the lessons API (default_state + with_*), never copied from the codec's output.
+Round trips must give back the same state exactly (float equality, not closeness), the matrices of both input
+modes included. Hostile or malformed links must never raise: the bad value falls back to the default and a Notice
+names it. Expected states are built with the lesson API (default_state + with_*) or written out by hand, never
+copied from the codec's output.
 """
 from __future__ import annotations
 
 import math
 import string
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attention_core import lessons as L
-from attention_core import share as S
+import lessons
+from attention_core.tokens import MAX_TEXT_CHARS
+from lessons import link
+from lessons import qkv as L
+from lessons.cells import CELL_LIMIT, Refusal
 from ui.i18n import table
 
 NAMES = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V")
+LESSON = L.LESSON
+OTHERS = [x.key for x in lessons.REGISTRY if x.key != LESSON.key]  # what the page passes
+
+
+def decode(params) -> tuple[L.QKVState, list]:
+    return LESSON.decode(params, OTHERS)
 
 
 def assert_same_state(a: L.QKVState, b: L.QKVState, names=NAMES) -> None:
@@ -31,9 +42,14 @@ def assert_same_state(a: L.QKVState, b: L.QKVState, names=NAMES) -> None:
         assert np.array_equal(a.mats[name], b.mats[name]), name
 
 
-def assert_active_same(a: L.QKVState, b: L.QKVState) -> None:
-    """What a link promises: the same lesson (the matrices of the active mode and everything computed)."""
-    assert_same_state(a, b, L.active_matrices(a.mode))
+def assert_lesson_same(a: L.QKVState, b: L.QKVState) -> None:
+    """What a link promises: the same settings, X and W, the Q, K, V of direct mode (typed there, or what entering
+    direct mode gives them), and the same numbers."""
+    assert (a.causal, a.direct_edits) == (b.causal, b.direct_edits)
+    carried = a.mode == "direct" or a.direct_edits
+    assert_same_state(a, b, NAMES if carried else NAMES[:4])
+    if a.mode == "xw":  # what the person sees on switching to direct mode
+        assert_same_state(L.with_mode(a, "direct"), L.with_mode(b, "direct"))
     ra, rb = L.compute(a), L.compute(b)
     if ra is None:
         assert rb is None
@@ -43,7 +59,7 @@ def assert_active_same(a: L.QKVState, b: L.QKVState) -> None:
 
 
 def roundtrip(state: L.QKVState) -> tuple[L.QKVState, list]:
-    return S.decode_qkv(S.encode_qkv(state))
+    return decode(LESSON.encode(state))
 
 
 def codes(notices) -> list[str]:
@@ -57,14 +73,15 @@ def assert_valid_state(s: L.QKVState) -> None:
     for d in (s.d_model, s.d_k, s.d_v):
         assert L.DIM_MIN <= d <= L.DIM_MAX
     assert 0 <= s.query <= max(s.n - 1, 0)
-    assert len(s.text) <= 300
+    assert len(s.text) <= MAX_TEXT_CHARS
     for name in NAMES:
         M = s.mats[name]
         assert M.shape == L.matrix_shape(name, s.n, s.d_model, s.d_k, s.d_v), name
-        assert np.all(np.isfinite(M)) and np.all(np.abs(M) <= L.CELL_LIMIT), name
+        assert np.all(np.isfinite(M)) and np.all(np.abs(M) <= CELL_LIMIT), name
 
 
 DEFAULT = L.default_state()
+DOG_X = np.array([[1, 0, 0, 1], [0, 0, 1, 0], [0, 1, 0, 1]], dtype=float)
 
 
 # ------------------------------------------------------------------------------------------------ round trips
@@ -74,20 +91,27 @@ def test_default_round_trip_without_notices():
     assert_same_state(DEFAULT, back)
 
 
-def test_default_link_is_short():
-    params = S.encode_qkv(DEFAULT)
+def test_default_link_is_short_and_starts_with_the_envelope():
+    params = LESSON.encode(DEFAULT)
+    assert params == {"qkv": "2", "p": "dog", "dm": "4", "dk": "5", "dv": "4", "s": "0", "m": "xw", "q": "0"}
+    assert list(params)[0] == "qkv"  # the envelope first: which lesson, which version
     assert not set(params) & set(NAMES)  # unchanged matrices are left out
-    assert params["v"] == "1" and params["p"] == "dog"
+
+
+def test_an_edited_cell_is_written_as_a_hand_checkable_link():
+    params = LESSON.encode(L.with_cell(DEFAULT, "X", 0, 0, 5.0))
+    assert params["X"] == "3x4:5,0,0,1,0,0,1,0,0,1,0,1"  # 犬 [5,0,0,1], が [0,0,1,0], 歩く [0,1,0,1]
+    assert not set(params) & {"W_Q", "W_K", "W_V", "Q", "K", "V"}
 
 
 def test_empty_dict_gives_default():
-    s, notes = S.decode_qkv({})
+    s, notes = decode({})
     assert notes == []
     assert_same_state(s, DEFAULT)
 
 
 def test_only_lang_gives_default():
-    s, notes = S.decode_qkv({"lang": "en"})
+    s, notes = decode({"lang": "en"})
     assert notes == []
     assert_same_state(s, DEFAULT)
 
@@ -102,9 +126,9 @@ def test_duplicate_tokens_round_trip():
 
 def test_empty_token_list_round_trip():
     s = L.with_text(DEFAULT, "")
-    params = S.encode_qkv(s)
+    params = LESSON.encode(s)
     assert params["t"] == ""
-    back, notes = S.decode_qkv(params)
+    back, notes = decode(params)
     assert notes == []
     assert back.text == "" and back.tokens == ()
     assert L.compute(back) is None
@@ -124,11 +148,11 @@ def test_edited_matrices_round_trip_exactly():
     s = L.with_cell(s, "X", 4, 3, -3.75)
     s = L.with_cell(s, "W_V", 3, 3, 1e-7)
     s = L.with_cell(s, "W_K", 2, 1, 999.5)
-    params = S.encode_qkv(s)
+    params = LESSON.encode(s)
     assert {"X", "W_Q", "W_K", "W_V"} <= set(params)
-    back, notes = S.decode_qkv(params)
+    back, notes = decode(params)
     assert notes == []
-    assert_active_same(s, back)
+    assert_lesson_same(s, back)
     assert back.mats["W_Q"].flat[0] == 0.1 and back.mats["W_Q"].flat[1] == -3.75
     assert back.mats["W_Q"].flat[2] == 1e-7 and back.mats["W_Q"].flat[3] == 999.5
     assert back.mats["W_Q"].flat[4] == 1 / 3
@@ -141,14 +165,30 @@ def test_direct_mode_round_trip():
     back, notes = roundtrip(s)
     assert notes == []
     assert back.mode == "direct"
-    assert_active_same(s, back)
+    assert_lesson_same(s, back)
+
+
+def test_the_link_of_one_mode_keeps_the_other_modes_edits():
+    """X[0,0] edited to 5, switch to direct, share, open, switch back: X[0,0] is still 5 (issue 7: it was lost)."""
+    s = L.with_mode(L.with_cell(DEFAULT, "X", 0, 0, 5.0), "direct")
+    params = LESSON.encode(s)
+    assert params["m"] == "direct" and params["X"] == "3x4:5,0,0,1,0,0,1,0,0,1,0,1"
+    back, notes = decode(params)
+    assert notes == []
+    assert_lesson_same(s, back)
+    assert L.with_mode(back, "xw").mats["X"][0, 0] == 5.0
+    # and the other way round: Q, K, V typed in direct mode survive a link shared from xw mode
+    typed = L.with_mode(L.with_cell(L.with_mode(DEFAULT, "direct"), "K", 1, 0, 3.0), "xw")
+    back, notes = roundtrip(typed)
+    assert notes == [] and back.mode == "xw"
+    assert L.with_mode(back, "direct").mats["K"][1, 0] == 3.0
 
 
 def test_direct3_preset_round_trip():
     s = L.default_state("direct3")
     back, notes = roundtrip(s)
     assert notes == []
-    assert_active_same(s, back)
+    assert_lesson_same(s, back)
 
 
 def test_query_index_round_trip():
@@ -166,29 +206,29 @@ def test_sizes_seed_and_text_round_trip():
     s = L.with_cell(s, "W_K", 6, 15, -999.9)
     back, notes = roundtrip(s)
     assert notes == []
-    assert_active_same(s, back)
+    assert_lesson_same(s, back)
 
 
 def test_urlencode_parse_qs_round_trip_with_japanese():
     s = L.with_text(L.default_state("dog"), "犬 が 犬 を 見る")
     s, _ = L.with_query(s, 4)
     s = L.with_cell(s, "W_Q", 1, 2, -0.5)
-    url = "http://localhost:8501/qkv?" + urlencode({"lang": "ja", **S.encode_qkv(s)})
+    url = "http://localhost:8501/qkv?" + urlencode({"lang": "ja", **LESSON.encode(s)})
     query = urlsplit(url).query
     assert "犬" not in query  # percent-encoded
     parsed = parse_qs(query, keep_blank_values=True, strict_parsing=True)
     assert all(len(v) == 1 for v in parsed.values())  # every key once
-    back, notes = S.decode_qkv({k: v[0] for k, v in parsed.items()})
+    back, notes = decode({k: v[0] for k, v in parsed.items()})
     assert notes == []
     assert back.tokens == ("犬", "が", "犬", "を", "見る")
-    assert_active_same(s, back)
+    assert_lesson_same(s, back)
 
 
 def test_urlencode_round_trip_of_empty_text():
     s = L.with_text(L.default_state("dog"), "")
-    query = urlencode(S.encode_qkv(s))
+    query = urlencode(LESSON.encode(s))
     parsed = parse_qs(query, keep_blank_values=True)
-    back, notes = S.decode_qkv({k: v[-1] for k, v in parsed.items()})
+    back, notes = decode({k: v[-1] for k, v in parsed.items()})
     assert notes == [] and back.text == ""
 
 
@@ -200,30 +240,73 @@ def test_urlencode_round_trip_of_empty_text():
     edits=st.lists(st.tuples(st.sampled_from(NAMES), st.integers(0, 15), st.integers(0, 15),
                              st.floats(-1000, 1000, allow_nan=False, allow_subnormal=True)), max_size=6),
     words=st.lists(st.sampled_from(["犬", "が", "歩く", "<b>", "&", "=", "?", "%", "#", "a+b"]), max_size=6),
+    switch=st.booleans(),
 )
-def test_any_edited_state_round_trips_exactly(preset, seed, dk, edits, words):
+def test_any_edited_state_round_trips_exactly(preset, seed, dk, edits, words, switch):
     s = L.with_text(L.with_sizes(L.default_state(preset, seed), d_k=dk), " ".join(words))
-    for name, i, j, v in edits:
-        if name in L.active_matrices(s.mode):
-            r, c = s.mats[name].shape
-            if i < r and j < c:
-                s = L.with_cell(s, name, i, j, v)
-    query = urlencode(S.encode_qkv(s))
-    back, notes = S.decode_qkv({k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()})
+    for name, i, j, v in edits:  # any matrix, of either mode: the link carries both
+        r, c = s.mats[name].shape
+        if i < r and j < c:
+            s = L.with_cell(s, name, i, j, v)
+    if switch:
+        s = L.with_mode(s, "direct" if s.mode == "xw" else "xw")  # X·W may pass CELL_LIMIT: carried all the same
+    query = urlencode(LESSON.encode(s))
+    back, notes = decode({k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()})
     assert notes == []
-    assert_active_same(s, back)
+    assert_lesson_same(s, back)
+
+
+def test_direct_mode_beyond_the_cell_limit_round_trips():
+    """X[0,0] = 1000 (allowed), then direct mode: Q = X·W_Q has 2000 in it. The page's own link must reopen the
+    same numbers, in direct mode and after switching back to xw (whose link carries Q, K, V too)."""
+    big = L.with_cell(DEFAULT, "X", 0, 0, 1000.0)
+    for s in (L.with_mode(big, "direct"), L.with_mode(L.with_mode(big, "direct"), "xw")):
+        back, notes = roundtrip(s)
+        assert notes == [], notes
+        assert_lesson_same(s, back)
+
+
+# --------------------------------------------------------------------------- links made before the envelope
+def test_a_version_1_link_still_opens_with_the_same_numbers():
+    """Written as the version-1 code wrote it (v=1, no namespace): X[0,0] = 5 of 「犬が歩く」, query 3."""
+    query = "v=1&p=dog&dm=4&dk=5&dv=4&s=0&m=xw&q=2&X=3x4%3A5%2C0%2C0%2C1%2C0%2C0%2C1%2C0%2C0%2C1%2C0%2C1"
+    s, notes = decode(dict(parse_qsl(query, keep_blank_values=True)))
+    assert notes == []
+    want = DOG_X.copy()
+    want[0, 0] = 5.0
+    np.testing.assert_array_equal(s.mats["X"], want)
+    assert s.query == 2 and (s.d_model, s.d_k, s.d_v) == (4, 5, 4)
+    # 歩く's query [1,0,1,1,0] against the keys of X·W_K: 犬 [10,10,0,1,0] → 11, が → 1, 歩く → 2
+    np.testing.assert_allclose(L.compute(s).steps.scores[2], [11, 1, 2], atol=1e-12)
+    # re-shared, it is a version-2 link
+    assert LESSON.encode(s)["qkv"] == "2" and "v" not in LESSON.encode(s)
+
+
+def test_a_version_1_link_without_v_is_read_as_one():
+    s, notes = decode({"dk": "7", "t": "犬 が 犬"})
+    assert notes == []
+    assert s.d_k == 7 and s.tokens == ("犬", "が", "犬")
 
 
 # ----------------------------------------------------------------------------------- malformed and hostile
 def single(params: dict) -> tuple[L.QKVState, list]:
-    s, notes = S.decode_qkv(params)
+    s, notes = decode(params)
     assert_valid_state(s)
     return s, notes
 
 
-def test_unknown_version():
-    s, notes = single({"v": "2", "dk": "7"})
-    assert codes(notes) == ["link_version"]
+@pytest.mark.parametrize("params, v", [({"v": "2", "dk": "7"}, "2"), ({"qkv": "3", "dk": "7"}, "3"),
+                                       ({"qkv": "1", "dk": "7"}, "1"), ({"qkv": "", "dk": "7"}, "")])
+def test_unknown_version(params, v):
+    s, notes = single(params)
+    assert codes(notes) == ["link_version"] and notes[0].args == {"v": v}
+    assert_same_state(s, DEFAULT)
+
+
+def test_another_lessons_link_opens_the_default_with_a_notice():
+    """A page never reads another lesson's parameters (issue 7: the scaling page read Q·K·V's dk and q)."""
+    s, notes = single({"scaling": "2", "dk": "4", "q": "2", "s1": "1"})
+    assert codes(notes) == ["other_lesson"] and notes[0].args == {"lesson": "scaling"}
     assert_same_state(s, DEFAULT)
 
 
@@ -232,122 +315,129 @@ def test_unknown_version():
     ("dk", "1" * 50), ("dm", "0x10"), ("dv", "１e3"), ("s", "99999"), ("s", "-1"), ("q", "abc"), ("q", "1.0"),
 ])
 def test_bad_ints_fall_back(key, raw):
-    s, notes = single({"v": "1", "p": "dog", key: raw})
+    s, notes = single({"qkv": "2", "p": "dog", key: raw})
     assert codes(notes) == ["bad_value"]
-    assert notes[0].args["key"] == key
+    assert notes[0].args["param"] == key and notes[0].args["value"] == raw[:40]
+    assert notes[0].args["reason"] == "invalid"
     assert_same_state(s, DEFAULT)
 
 
 def test_bad_int_keeps_the_good_values():
-    s, notes = single({"v": "1", "p": "dog", "dk": "abc", "dv": "2", "t": "犬 が 犬"})
+    s, notes = single({"qkv": "2", "p": "dog", "dk": "abc", "dv": "2", "t": "犬 が 犬"})
     assert codes(notes) == ["bad_value"]
     assert s.d_k == 5 and s.d_v == 2 and s.tokens == ("犬", "が", "犬")
 
 
 @pytest.mark.parametrize("key, raw", [("p", "evil"), ("p", "__class__"), ("m", "sideways"), ("m", "XW")])
 def test_bad_choices_fall_back(key, raw):
-    s, notes = single({"v": "1", key: raw})
-    assert codes(notes) == ["bad_value"] and notes[0].args["key"] == key
+    s, notes = single({"qkv": "2", key: raw})
+    assert codes(notes) == ["bad_value"] and notes[0].args["param"] == key
     assert_same_state(s, DEFAULT)
 
 
 def test_99_by_99_shape():
-    s, notes = single({"v": "1", "p": "dog", "W_Q": "99x99:" + ",".join(["1"] * 50)})
+    s, notes = single({"qkv": "2", "p": "dog", "W_Q": "99x99:" + ",".join(["1"] * 50)})
     assert codes(notes) == ["bad_value"]
-    assert notes[0].args["key"] == "W_Q" and notes[0].args["reason"] in ("shape", "count", "too_long")
+    assert notes[0].args["param"] == "W_Q" and notes[0].args["reason"] in ("shape", "count", "too_long")
     assert_same_state(s, DEFAULT)
 
 
 def test_wrong_shape_for_this_state():
-    s, notes = single({"v": "1", "p": "dog", "W_Q": "2x2:1,2,3,4"})
+    s, notes = single({"qkv": "2", "p": "dog", "W_Q": "2x2:1,2,3,4"})
     assert codes(notes) == ["bad_value"] and notes[0].args["reason"] == "shape"
+    assert notes[0].args["extra"] == {"got": "2x2", "want": "4x5"}
     assert_same_state(s, DEFAULT)
 
 
 def test_wrong_count():
-    s, notes = single({"v": "1", "p": "dog", "W_Q": "4x5:1,2,3"})
+    s, notes = single({"qkv": "2", "p": "dog", "W_Q": "4x5:1,2,3"})
     assert codes(notes) == ["bad_value"] and notes[0].args["reason"] == "count"
+    assert notes[0].args["extra"] == {"got": 3, "want": 20}
     assert_same_state(s, DEFAULT)
 
 
 @pytest.mark.parametrize("raw", ["", "garbage", "4x5", "4*5:1", "x:1", "4x5:" + ",".join(["a"] * 20)])
 def test_bad_matrix_format(raw):
-    s, notes = single({"v": "1", "p": "dog", "W_Q": raw})
+    s, notes = single({"qkv": "2", "p": "dog", "W_Q": raw})
     assert codes(notes) == ["bad_value"]
     assert_same_state(s, DEFAULT)
 
 
 def test_ten_thousand_value_matrix():
     raw = "4x5:" + ",".join(["0"] * 10_000)  # ~20,000 characters
-    s, notes = single({"v": "1", "p": "dog", "W_Q": raw})
+    s, notes = single({"qkv": "2", "p": "dog", "W_Q": raw})
     assert len(notes) == 1 and notes[0].code in ("link_too_long", "bad_value")
     assert_same_state(s, DEFAULT)
 
 
 def test_long_single_value_keeps_the_rest_of_the_link():
     raw = "4x5:" + ",".join(["0"] * 3_500)  # 7,003 characters > MAX_VALUE_CHARS, total < MAX_QUERY_CHARS
-    assert len(raw) > S.MAX_VALUE_CHARS
-    s, notes = single({"v": "1", "p": "dog", "W_Q": raw, "dv": "2"})
+    assert len(raw) > link.MAX_VALUE_CHARS
+    s, notes = single({"qkv": "2", "p": "dog", "W_Q": raw, "dv": "2"})
     assert codes(notes) == ["bad_value"] and notes[0].args["reason"] == "too_long"
+    assert notes[0].args["extra"] == {"n": len(raw), "max": link.MAX_VALUE_CHARS}
     assert s.d_v == 2
     np.testing.assert_array_equal(s.mats["W_Q"], DEFAULT.mats["W_Q"])
 
 
 @pytest.mark.parametrize("bad, reason", [("nan", "not_finite"), ("NaN", "not_finite"), ("inf", "not_finite"),
                                          ("-inf", "not_finite"), ("1e400", "not_finite"), ("1e308", "too_big"),
-                                         ("1000.5", "too_big"), ("0x1", "not_number")])
+                                         ("1000.5", "too_big"), ("0x1", "not_number"), ("1_0", "not_number")])
 def test_non_finite_or_huge_values(bad, reason):
     vals = ["0"] * 20
     vals[7] = bad
-    s, notes = single({"v": "1", "p": "dog", "W_Q": "4x5:" + ",".join(vals)})
+    s, notes = single({"qkv": "2", "p": "dog", "W_Q": "4x5:" + ",".join(vals)})
     assert codes(notes) == ["bad_value"]
-    assert notes[0].args["key"] == "W_Q" and notes[0].args["reason"] == reason
-    assert_same_state(s, DEFAULT)
-
-
-def test_oversized_total():
-    params = {"v": "1", "p": "dog", "dk": "7", **{f"k{i}": "x" * 1000 for i in range(25)}}
-    assert sum(len(k) + len(v) for k, v in params.items()) > S.MAX_QUERY_CHARS
-    s, notes = single(params)
-    assert codes(notes) == ["link_too_long"]
+    assert notes[0].args["param"] == "W_Q" and notes[0].args["reason"] == reason
     assert_same_state(s, DEFAULT)
 
 
 def test_html_in_text_is_kept_as_text():
     text = "<script>alert(1)</script> <b>犬</b>"
-    s, notes = single({"v": "1", "p": "dog", "t": text})
+    s, notes = single({"qkv": "2", "p": "dog", "t": text})
     assert notes == []
     assert s.text == text
     assert s.tokens == ("<script>alert(1)</script>", "<b>犬</b>")
 
 
 def test_too_long_text_falls_back_to_preset_text():
-    s, notes = single({"v": "1", "p": "dog", "t": "犬 " * 200})
-    assert codes(notes) == ["text_too_long"]
+    s, notes = single({"qkv": "2", "p": "dog", "t": "犬 " * 200})
+    assert codes(notes) == ["bad_value"]
+    assert notes[0].args["param"] == "t" and notes[0].args["reason"] == "too_long"
+    assert notes[0].args["extra"] == {"n": 400, "max": MAX_TEXT_CHARS}
+    assert_same_state(s, DEFAULT)
+
+
+def test_text_with_a_control_character_falls_back():
+    s, notes = single({"qkv": "2", "p": "dog", "t": "犬\nが"})
+    assert codes(notes) == ["bad_value"] and notes[0].args["reason"] == "control"
     assert_same_state(s, DEFAULT)
 
 
 def test_unknown_keys_are_ignored_with_notice():
-    s, notes = single({"v": "1", "p": "dog", "foo": "bar", "__proto__": "x", "dk": "6"})
+    s, notes = single({"qkv": "2", "p": "dog", "foo": "bar", "__proto__": "x", "dk": "6"})
     assert codes(notes) == ["unknown_keys"]
-    assert "foo" in notes[0].args["keys"]
+    assert notes[0].args == {"keys": "__proto__, foo"}
     assert s.d_k == 6
 
 
-def test_matrix_for_inactive_mode():
-    q = S.encode_matrix(np.ones((3, 5)))
-    s, notes = single({"v": "1", "p": "dog", "m": "xw", "Q": q})
-    assert codes(notes) == ["bad_value"]
-    assert notes[0].args["key"] == "Q" and notes[0].args["reason"] == "wrong_mode"
-    assert_same_state(s, DEFAULT)
-    w = S.encode_matrix(np.ones((2, 2)))
-    s, notes = single({"v": "1", "p": "direct3", "W_Q": w})
-    assert codes(notes) == ["bad_value"] and notes[0].args["reason"] == "wrong_mode"
-    assert_same_state(s, L.default_state("direct3"))
+def test_matrix_of_the_other_mode_is_carried():
+    """Q, K, V in an xw link (and W in a direct link) are the other mode's edits: kept, used after a switch."""
+    q = "3x5:" + ",".join(["1"] * 15)
+    s, notes = single({"qkv": "2", "p": "dog", "m": "xw", "Q": q})
+    assert notes == []
+    np.testing.assert_array_equal(s.mats["Q"], np.ones((3, 5)))
+    assert_same_state(s, DEFAULT, ("X", "W_Q", "W_K", "W_V"))
+    np.testing.assert_array_equal(L.compute(s).steps.weights, L.compute(DEFAULT).steps.weights)
+    np.testing.assert_array_equal(L.with_mode(s, "direct").mats["Q"], np.ones((3, 5)))
+    s, notes = single({"qkv": "2", "p": "direct3", "W_Q": "2x2:0,1,1,0"})
+    assert notes == [] and s.mode == "direct"
+    np.testing.assert_array_equal(s.mats["W_Q"], [[0, 1], [1, 0]])
+    np.testing.assert_array_equal(L.compute(s).Q, [[1, 0], [0, 1], [1, 1]])  # direct mode: Q as given
 
 
 def test_query_past_the_end_is_clamped_with_notice():
-    s, notes = single({"v": "1", "p": "dog", "q": "99"})
+    s, notes = single({"qkv": "2", "p": "dog", "q": "99"})
     assert codes(notes) == ["query_clamped"]
     assert notes[0].args == {"asked": 100, "used": 3}
     assert s.query == 2
@@ -365,22 +455,73 @@ def test_non_string_values_do_not_raise():
     assert s.d_k == 5
 
 
+def test_not_a_mapping_does_not_raise():
+    s, notes = single([("dk", "7", "extra")])
+    assert codes(notes) == ["link_version"]
+    assert_same_state(s, DEFAULT)
+
+
+# ------------------------------------------------------------------ the codec's limits (lessons.link, generic)
+def test_oversized_total():
+    params = {"qkv": "2", "p": "dog", "dk": "7", **{f"k{i}": "x" * 1000 for i in range(25)}}
+    assert sum(len(k) + len(v) for k, v in params.items()) > link.MAX_QUERY_CHARS
+    s, notes = single(params)
+    assert codes(notes) == ["link_too_long"]
+    assert notes[0].args["max"] == link.MAX_QUERY_CHARS == 20_000
+    assert_same_state(s, DEFAULT)
+
+
+def test_too_many_parameters():
+    params = {"qkv": "2", "dk": "7", **{f"k{i}": "1" for i in range(link.MAX_PARAMS)}}
+    s, notes = single(params)
+    assert codes(notes) == ["link_too_many"]
+    assert notes[0].args == {"n": link.MAX_PARAMS + 2, "max": link.MAX_PARAMS}
+    assert_same_state(s, DEFAULT)
+
+
+def test_int_field_bounds():
+    f = link.Int("dk", 1, 16)
+    assert f.parse("7") == 7 and f.parse(" 7 ") == 7 and f.parse("16") == 16 and f.parse("1") == 1
+    for raw in ("17", "0", "1e3", "7.0", "", "0x7", "1" * 8):
+        with pytest.raises(Refusal) as ei:
+            f.parse(raw)
+        assert ei.value.code == "invalid", raw
+
+
+def test_encode_matrix_shortest_round_trip_decimals():
+    M = np.array([[0.1, -3.75], [1e-7, 999.5]])
+    text = link.encode_matrix(M)
+    assert text == "2x2:0.1,-3.75,1e-07,999.5"
+    back = link.Matrix("W").parse_shaped(text, (2, 2))
+    assert np.array_equal(back, M)
+    assert all(math.isfinite(v) for v in back.ravel())
+    assert link.encode_matrix(np.array([[-0.0, 3.0]])) == "1x2:0,3"  # no "-0", no "3.0"
+
+
+def test_write_puts_the_envelope_first_and_refuses_unknown_fields():
+    params = link.write(LESSON.link, {"q": 1, "dk": 7})
+    assert list(params.items()) == [("qkv", "2"), ("dk", "7"), ("q", "1")]  # schema order, not call order
+    with pytest.raises(KeyError):
+        link.write(LESSON.link, {"zz": 1})
+
+
 # ---------------------------------------------------------------------- every notice can be shown in words
 def _fields(text: str) -> set[str]:
     return {f.split(".")[0].split("[")[0] for _, f, _, _ in string.Formatter().parse(text) if f}
 
 
 HOSTILE = [
-    {"v": "2"}, {"dk": "x"}, {"W_Q": "99x99:1"}, {"W_Q": "4x5:" + ",".join(["nan"] * 20)},
-    {"W_Q": "4x5:" + ",".join(["1e308"] * 20)}, {"W_Q": "4x5:1"}, {"W_Q": "4x5"}, {"W_Q": "x" * 7000},
-    {"Q": "3x5:" + ",".join(["1"] * 15)}, {"k": "x" * 30000}, {"t": "a" * 400}, {"foo": "1"}, {"q": "50"},
+    {"v": "2"}, {"qkv": "7"}, {"scaling": "2"}, {"dk": "x"}, {"W_Q": "99x99:1"},
+    {"W_Q": "4x5:" + ",".join(["nan"] * 20)}, {"W_Q": "4x5:" + ",".join(["1e308"] * 20)}, {"W_Q": "4x5:1"},
+    {"W_Q": "4x5"}, {"W_Q": "x" * 7000}, {"W_Q": "4x5:" + ",".join(["a"] * 20)}, {"k": "x" * 30000},
+    {f"k{i}": "1" for i in range(150)}, {"t": "a" * 400}, {"t": "a\tb"}, {"foo": "1"}, {"q": "50"},
     {"p": "nope"}, {"m": "??"}, {"s": "-4"},
 ]
 
 
 @pytest.mark.parametrize("params", HOSTILE, ids=range(len(HOSTILE)))
 def test_every_notice_has_words_in_both_languages(params):
-    _, notes = S.decode_qkv(params)
+    _, notes = decode(params)
     assert notes
     for n in notes:
         for lang in ("ja", "en"):
@@ -392,11 +533,13 @@ def test_every_notice_has_words_in_both_languages(params):
                 reason_key = f"reason.{args['reason']}"
                 assert reason_key in tab, reason_key
                 assert _fields(tab[reason_key]) <= set(args.get("extra", {})), reason_key
+            if n.code == "other_lesson":
+                assert f"lesson.{args['lesson']}.title" in tab
             assert _fields(tab[key]) <= set(args), (key, args)
 
 
 # --------------------------------------------------------------------------------- never raises (fuzzing)
-KEYS = ["v", "p", "t", "dm", "dk", "dv", "s", "m", "q", "lang", "embed", *NAMES]
+KEYS = ["qkv", "scaling", "v", "p", "t", "dm", "dk", "dv", "s", "m", "q", "lang", "embed", *NAMES]
 matrix_text = st.builds(
     lambda r, c, vals: f"{r}x{c}:" + ",".join(vals),
     st.integers(0, 99), st.integers(0, 99),
@@ -404,15 +547,15 @@ matrix_text = st.builds(
                        st.text(max_size=4)), max_size=30),
 )
 values = st.one_of(st.text(max_size=30), st.integers(-10**6, 10**6).map(str), matrix_text,
-                   st.sampled_from(["1", "xw", "direct", "dog", "custom", "school", "direct3", "", " 3 "]))
+                   st.sampled_from(["1", "2", "xw", "direct", "dog", "custom", "school", "direct3", "", " 3 "]))
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.one_of(st.sampled_from(KEYS), st.text(max_size=8)), values, max_size=12))
 def test_decode_never_raises_and_gives_valid_state(params):
-    s, notes = S.decode_qkv(params)
+    s, notes = decode(params)
     assert_valid_state(s)
-    assert all(isinstance(n, S.Notice) for n in notes)
+    assert all(isinstance(n, link.Notice) for n in notes)
     tab = table("ja")
     for n in notes:
         assert f"notice.{n.code}" in tab
@@ -421,21 +564,16 @@ def test_decode_never_raises_and_gives_valid_state(params):
 @settings(max_examples=60, deadline=None)
 @given(st.dictionaries(st.text(max_size=5), st.text(max_size=50), max_size=6))
 def test_decode_arbitrary_text_dicts(params):
-    s, _ = S.decode_qkv(params)
+    s, _ = decode(params)
     assert_valid_state(s)
 
 
-def test_parse_int_bounds():
-    assert S.parse_int("7", 1, 16) == 7
-    assert S.parse_int(" 7 ", 1, 16) == 7
-    assert S.parse_int("17", 1, 16) is None
-    assert S.parse_int(None, 1, 16) is None
-    assert S.parse_int("1e3", 1, 16) is None
-
-
-def test_encode_matrix_shortest_round_trip_decimals():
-    M = np.array([[0.1, -3.75], [1e-7, 999.5]])
-    text = S.encode_matrix(M)
-    assert text == "2x2:0.1,-3.75,1e-07,999.5"
-    assert np.array_equal(S.decode_matrix(text, (2, 2)), M)
-    assert all(math.isfinite(v) for v in S.decode_matrix(text, (2, 2)).ravel())
+def test_a_version_1_link_of_another_lesson_is_recognised_by_its_keys():
+    """The issue-7 reproduction with a version-1 link: Q·K·V's parameters on the scaling page."""
+    scaling = lessons.by_key("scaling")
+    state, notes = scaling.decode({"v": "1", "p": "dog", "dm": "4", "dk": "7", "dv": "4", "s": "0", "m": "xw",
+                                   "q": "2"})
+    assert [(n.code, n.args) for n in notes] == [("other_lesson", {"lesson": "qkv"})]
+    assert state.query == "" and state.d_k == 64
+    back, notes = LESSON.decode({"v": "1", "s1": "3", "dk": "64", "sc": "1", "T": "1"})
+    assert [(n.code, n.args) for n in notes] == [("other_lesson", {"lesson": "scaling"})]

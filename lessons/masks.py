@@ -1,0 +1,310 @@
+"""Lesson 3, masks: the causal mask (a decoder must not see the future), padding in a batch, and a query row with
+nothing to attend to. State, transitions, the computations the page shows, and the link. NumPy only.
+
+Masks are boolean, True = may attend (attention_core's convention, that of PyTorch's scaled_dot_product_attention);
+they are combined with logical AND and applied once, as −∞ on the scaled scores before softmax, so a masked weight
+is an exact 0 and a row with no key left is all 0 with a 0 output (cases K01, K02, K06 in shared/cases).
+
+The numbers: every token gets a seeded random embedding and one set of seeded random weights W_Q, W_K, W_V
+(d_model = d_k = d_v = 4), drawn exactly as the Q·K·V lesson draws them for its own sentence (lessons.qkv, preset
+"custom"), so the same token with the same seed has the same vector in both lessons.
+
+Letters: n tokens of sentence 1 (the causal and generation sections), L the batch length (both sentences padded with
+PAD to it, the padding and custom-mask sections).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from attention_core import AttentionSteps, causal_mask, padding_mask, scaled_dot_product_attention
+from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
+
+from . import link, qkv
+from .base import Lesson
+from .link import Notice
+
+__all__ = [
+    "PAD", "D_K", "DEFAULT_TEXT", "DEFAULT_TEXT2", "MAX_EXTRA_PAD", "SEED_MAX", "CUSTOM_STARTS", "MasksState", "Batch",
+    "tokens", "batch", "projections", "causal_steps", "generation_step", "batch_masks", "batch_steps",
+    "custom_mask", "custom_steps", "with_text", "with_text2", "with_step", "with_custom", "with_custom_cell",
+    "with_custom_start", "arrays", "LINK", "LESSON",
+]
+
+PAD = "[PAD]"
+DEFAULT_TEXT = "犬 が 公園 を 歩く"
+DEFAULT_TEXT2 = "犬 が 走る"
+MAX_EXTRA_PAD = 4
+SEED_MAX = qkv.SEED_MAX
+D_K = qkv.PRESETS["custom"].d_k
+"""d_k of the lesson's Q and K (= d_model = d_v = 4)."""
+CUSTOM_STARTS = ("none", "causal", "padding", "blocked")
+"""Where the custom mask can start from: nothing hidden, causal, padding of the chosen sentence, everything hidden."""
+
+
+@dataclass(frozen=True)
+class MasksState:
+    """Everything the masks page shows, in one value (what a share link carries).
+
+    Attributes:
+        text: sentence 1 as typed (the causal and generation sections); tokens derived from it.
+        text2: sentence 2 as typed; both sentences form the batch of the padding section.
+        seed: 0..SEED_MAX, seeds every embedding and weight.
+        causal: the causal mask is applied (sections 1 and 3).
+        padding: the padding mask hides the batch's PAD keys (section 3).
+        extra_pad: PAD tokens added after the longer sentence too (0..MAX_EXTRA_PAD): the batch length is
+            max(len 1, len 2) + extra_pad.
+        item: which sentence of the batch sections 3 and 4 show (0 or 1).
+        step: the generation stepper's token (0-based), at most the last token of sentence 1.
+        custom: the custom mask (L, L) bool of section 4, or None while it follows the combined mask of section 3.
+    """
+
+    text: str = DEFAULT_TEXT
+    text2: str = DEFAULT_TEXT2
+    seed: int = 0
+    causal: bool = True
+    padding: bool = True
+    extra_pad: int = 0
+    item: int = 1
+    step: int = 2
+    custom: np.ndarray | None = field(default=None, compare=False)
+
+
+def tokens(text: str) -> tuple[str, ...]:
+    return tokenize(text).tokens
+
+
+@dataclass(frozen=True)
+class Batch:
+    """The two sentences padded to one length L. ``tokens[b]`` has L entries (PAD at the end), ``is_pad[b]`` (L,)
+    bool marks them, ``lengths[b]`` is the sentence's own length."""
+
+    tokens: tuple[tuple[str, ...], tuple[str, ...]]
+    is_pad: tuple[np.ndarray, np.ndarray]
+    lengths: tuple[int, int]
+
+    @property
+    def length(self) -> int:
+        return len(self.tokens[0])
+
+
+def batch(state: MasksState) -> Batch:
+    own = (tokens(state.text), tokens(state.text2))
+    L = max(len(own[0]), len(own[1])) + state.extra_pad
+    padded = tuple(t + (PAD,) * (L - len(t)) for t in own)
+    is_pad = tuple(np.arange(L) >= len(t) for t in own)
+    return Batch(padded, is_pad, (len(own[0]), len(own[1])))
+
+
+def projections(toks, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Q, K, V (n, 4) each for these tokens: the Q·K·V lesson's seeded numbers for its own sentence (X·W)."""
+    state = qkv.with_text(qkv.default_state("custom", seed), " ".join(toks))
+    res = qkv.compute(state)
+    if res is None:
+        empty = np.zeros((0, state.d_k))
+        return empty, empty, np.zeros((0, state.d_v))
+    return res.Q, res.K, res.V
+
+
+def _attend(toks, seed: int, mask) -> AttentionSteps | None:
+    if not toks:
+        return None
+    Q, K, V = projections(toks, seed)
+    return scaled_dot_product_attention(Q, K, V, mask=mask)
+
+
+def causal_steps(state: MasksState) -> AttentionSteps | None:
+    """Sentence 1 with the causal mask when ``state.causal`` (None without tokens)."""
+    toks = tokens(state.text)
+    return _attend(toks, state.seed, causal_mask(len(toks)) if state.causal else None)
+
+
+def generation_step(state: MasksState) -> tuple[np.ndarray, np.ndarray] | None:
+    """The stepper: at step t (= state.step + 1) only tokens 1..t exist. Returns (the weights of token t over the
+    t tokens, computed from those t tokens alone without any mask; row t of the full causal weights matrix of the
+    whole sentence (n,)). The first t entries of the second equal the first, the rest are 0."""
+    toks = tokens(state.text)
+    if not toks:
+        return None
+    t = min(state.step, len(toks) - 1) + 1
+    alone = _attend(toks[:t], state.seed, None)
+    full = _attend(toks, state.seed, causal_mask(len(toks)))
+    return alone.weights[t - 1], full.weights[t - 1]
+
+
+def batch_masks(state: MasksState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For the chosen sentence of the batch: (causal (L, L), padding (L, L), combined = causal AND padding), each
+    all True while its switch is off. Padding hides PAD keys (columns); a PAD query row keeps a defined row."""
+    b = batch(state)
+    L = b.length
+    causal = causal_mask(L) if state.causal else np.ones((L, L), dtype=bool)
+    pad = padding_mask(b.is_pad[state.item], L) if state.padding else np.ones((L, L), dtype=bool)
+    return causal, pad, causal & pad
+
+
+def batch_steps(state: MasksState) -> AttentionSteps | None:
+    b = batch(state)
+    return _attend(b.tokens[state.item], state.seed, batch_masks(state)[2])
+
+
+def _start_mask(state: MasksState, start: str) -> np.ndarray:
+    b = batch(state)
+    L = b.length
+    if start == "none":
+        return np.ones((L, L), dtype=bool)
+    if start == "causal":
+        return causal_mask(L)
+    if start == "padding":
+        return padding_mask(b.is_pad[state.item], L)
+    if start == "blocked":
+        return np.zeros((L, L), dtype=bool)
+    raise ValueError(f"start must be one of {CUSTOM_STARTS}, got {start!r}")
+
+
+def custom_mask(state: MasksState) -> np.ndarray:
+    """Section 4's mask (L, L): as edited, or the combined mask of section 3 until it is edited."""
+    return state.custom if state.custom is not None else batch_masks(state)[2]
+
+
+def custom_steps(state: MasksState) -> AttentionSteps | None:
+    b = batch(state)
+    return _attend(b.tokens[state.item], state.seed, custom_mask(state))
+
+
+# ---- transitions ----------------------------------------------------------------------------------------------
+def _fit_custom(old: MasksState, new: MasksState) -> MasksState:
+    """After the batch length changed: the edited custom mask keeps the cells that still exist; new cells come
+    from the combined mask of the new state."""
+    if old.custom is None:
+        return new
+    fresh = batch_masks(new)[2].copy()
+    k = min(fresh.shape[0], old.custom.shape[0])
+    fresh[:k, :k] = old.custom[:k, :k]
+    return replace(new, custom=fresh)
+
+
+def _clamped_step(state: MasksState) -> MasksState:
+    n = len(tokens(state.text))
+    return replace(state, step=min(state.step, max(n - 1, 0)))
+
+
+def with_text(state: MasksState, text: str) -> MasksState:
+    """Sentence 1; the stepper stays on its token when it still exists, else moves to the last token."""
+    return _fit_custom(state, _clamped_step(replace(state, text=str(text))))
+
+
+def with_text2(state: MasksState, text: str) -> MasksState:
+    return _fit_custom(state, replace(state, text2=str(text)))
+
+
+def with_extra_pad(state: MasksState, k: int) -> MasksState:
+    return _fit_custom(state, replace(state, extra_pad=int(min(max(int(k), 0), MAX_EXTRA_PAD))))
+
+
+def with_step(state: MasksState, step: int) -> MasksState:
+    return _clamped_step(replace(state, step=max(int(step), 0)))
+
+
+def with_custom(state: MasksState, mask) -> MasksState:
+    """Set the custom mask. Raises ValueError unless it is (L, L) bool."""
+    m = np.asarray(mask)
+    L = batch(state).length
+    if m.dtype != np.bool_ or m.shape != (L, L):
+        raise ValueError(f"the custom mask must be bool of shape {(L, L)}, got {m.dtype} {m.shape}")
+    return replace(state, custom=m.copy())
+
+
+def with_custom_cell(state: MasksState, i: int, j: int, allowed: bool) -> MasksState:
+    m = custom_mask(state).copy()
+    m[i, j] = bool(allowed)
+    return replace(state, custom=m)
+
+
+def with_custom_start(state: MasksState, start: str) -> MasksState:
+    return replace(state, custom=_start_mask(state, start))
+
+
+# ---- what the page shows ----------------------------------------------------------------------------------------
+def _bits(m: np.ndarray) -> np.ndarray:
+    return m.astype(np.float64)
+
+
+def arrays(state: MasksState) -> dict[str, np.ndarray]:
+    """By name: sentence 1's ``scores``, ``scaled_scores`` (÷√d_k), ``mask`` (1 = may attend), ``masked_scores``
+    (−∞ where masked), ``weights`` (n, n) and ``output`` (n, 4); the stepper's ``step_weights`` (t,) and
+    ``step_row_of_full`` (n,); the batch sentence's ``batch_causal``, ``batch_padding``, ``batch_mask`` (1/0),
+    ``batch_weights`` (L, L), ``batch_output`` (L, 4); the custom section's ``custom_mask``, ``custom_weights``,
+    ``custom_output`` and ``fully_masked`` (L,) 1 for a query with nothing to attend to."""
+    out: dict[str, np.ndarray] = {}
+    s = causal_steps(state)
+    if s is not None:
+        n = s.weights.shape[0]
+        out.update(scores=s.scores, scaled_scores=s.scores * s.scale, mask=_bits(np.isfinite(s.scaled_scores)),
+                   masked_scores=s.scaled_scores, weights=s.weights, output=s.output)
+        alone, full_row = generation_step(state)
+        out.update(step_weights=alone, step_row_of_full=full_row)
+        assert full_row.shape == (n,)
+    b = batch_steps(state)
+    if b is not None:
+        causal, pad, both = batch_masks(state)
+        out.update(batch_causal=_bits(causal), batch_padding=_bits(pad), batch_mask=_bits(both),
+                   batch_weights=b.weights, batch_output=b.output)
+        c = custom_steps(state)
+        out.update(custom_mask=_bits(custom_mask(state)), custom_weights=c.weights, custom_output=c.output,
+                   fully_masked=_bits(c.fully_masked))
+    return out
+
+
+# ---- link ---------------------------------------------------------------------------------------------------------
+# masks=1 [t=<sentence 1>] [t2=<sentence 2>] s c pd xp b st, and M=<L>x<L>:<bits> once the custom mask was edited.
+LINK = link.LinkSchema(
+    namespace="masks", version=1,
+    fields=(link.Text("t", MAX_TEXT_CHARS), link.Text("t2", MAX_TEXT_CHARS), link.Int("s", 0, SEED_MAX),
+            link.Flag("c"), link.Flag("pd"), link.Int("xp", 0, MAX_EXTRA_PAD), link.Int("b", 0, 1),
+            link.Int("st", 0, 10**6)),
+    matrices=(link.Mask("M"),),
+)
+
+
+def to_link(state: MasksState) -> dict:
+    out = {}
+    if state.text != DEFAULT_TEXT:
+        out["t"] = state.text
+    if state.text2 != DEFAULT_TEXT2:
+        out["t2"] = state.text2
+    out.update(s=state.seed, c=state.causal, pd=state.padding, xp=state.extra_pad, b=state.item, st=state.step)
+    if state.custom is not None and state.custom.size:
+        out["M"] = state.custom
+    return out
+
+
+def from_link(values: dict) -> tuple[MasksState, list[Notice]]:
+    """The state of a link's valid fields (defaults for the rest). A stepper position past sentence 1's end moves
+    to its last token with a ``step_clamped`` notice."""
+    base = MasksState()
+    state = MasksState(text=values.get("t", base.text), text2=values.get("t2", base.text2),
+                       seed=values.get("s", base.seed), causal=values.get("c", base.causal),
+                       padding=values.get("pd", base.padding), extra_pad=values.get("xp", base.extra_pad),
+                       item=values.get("b", base.item), step=values.get("st", base.step))
+    clamped = _clamped_step(state)
+    notices = []
+    if clamped.step != state.step and tokens(state.text):
+        notices.append(Notice("step_clamped", {"asked": state.step + 1, "used": clamped.step + 1}))
+    return clamped, notices
+
+
+def matrix_shape(state: MasksState, name: str) -> tuple[int, int]:
+    L = batch(state).length
+    return {"M": (L, L)}[name]
+
+
+def with_matrices(state: MasksState, mats: dict) -> MasksState:
+    return replace(state, custom=mats["M"]) if "M" in mats else state
+
+
+LESSON = Lesson(key="masks", icon=":material/visibility_off:", default_state=MasksState, link=LINK,
+                to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,
+                with_matrices=with_matrices)
+
+assert len(tokens(DEFAULT_TEXT)) <= MAX_TOKENS
