@@ -155,22 +155,20 @@ def custom_section(page: runtime.Page) -> None:
     st.segmented_control(t("masks.ctl.start"), list(lesson.CUSTOM_STARTS), key=page.key("start"),
                          format_func=lambda k: t(f"masks.start.{k}"), help=t("masks.ctl.start_help"),
                          on_change=lambda: _start(page))
-    c1, c2 = st.columns(2)
-    with c1:
-        st.caption(t("masks.ctl.editor_help"))
-        widgets.mask_editor(page.key("custom"), lesson.custom_mask(state), toks, toks,
-                            commit=lambda m: page.apply(lesson.with_custom, m))
+    st.caption(t("masks.ctl.editor_help"))
+    widgets.mask_editor(page.key("custom"), lesson.custom_mask(state), toks, toks,
+                        commit=lambda m: page.apply(lesson.with_custom, m))
     steps = lesson.custom_steps(page.state)
-    with c2:
-        draw.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.custom_weights",
-                          caption=t("fig.weights.caption"))
     empty = np.flatnonzero(steps.fully_masked)
     for i in empty:
         st.warning(t("masks.out.empty_row", i=i + 1, token=draw.md_escape(toks[i])), icon=":material/block:")
     if not empty.size:
         st.success(t("masks.out.all_rows_ok"), icon=":material/check_circle:")
-    c1, _ = st.columns(2)
+    c1, c2 = st.columns(2)
     with c1:
+        draw.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.custom_weights",
+                          caption=t("fig.weights.caption"))
+    with c2:
         draw.show_heatmap("out", steps.output, toks, [str(k + 1) for k in range(steps.output.shape[1])],
                           role="out", key="masks.fig.custom_out", highlight_row=int(empty[0]) if empty.size else None)
 

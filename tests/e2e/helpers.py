@@ -9,6 +9,7 @@ Environment variables:
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -89,3 +90,38 @@ def share_link(page) -> str:
         panel.locator("summary").click()
     code.wait_for(state="visible", timeout=5_000)
     return code.inner_text().strip()
+
+
+# ---- charts and keyed elements (shared by the lesson browser tests) ----------------------------------------------
+def sel(key: str) -> str:
+    """CSS selector of a keyed element's container: '.st-key-' + key, characters outside [a-zA-Z0-9_-] → '-'."""
+    return ".st-key-" + "".join(c if c.isalnum() or c in "_-" else "-" for c in key)
+
+
+def cells(page, key: str) -> list[str]:
+    """The numbers written in a heatmap's cells, row by row (plotly's text in the chart's SVG)."""
+    return page.locator(f"{sel(key)} .heatmap-label text").all_text_contents()
+
+
+def chart_copies(page, key: str) -> int:
+    """How many copies of a keyed chart the page holds: 1 at rest; 2 for a moment while a changed figure is
+    mounted anew (st.plotly_chart gives a changed figure a new element) and the old one is not yet removed."""
+    return page.locator(f"{sel(key)} .js-plotly-plot").count()
+
+
+def wait_chart(page, key: str, want: list[str], *, timeout_s: float = 10.0) -> list[str]:
+    """Poll until the app is at rest and shows exactly one copy of the heatmap ``key``, whose cell texts are
+    ``want``; return them. Fails, naming what was there, when that does not happen within timeout_s."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        got = cells(page, key)
+        copies = chart_copies(page, key)
+        idle = page.locator(APP_READY).count() == 1
+        if idle and copies == 1 and got == want:
+            page.wait_for_timeout(100)  # still so a moment later (not a frame between two runs)
+            if page.locator(APP_READY).count() == 1 and chart_copies(page, key) == 1 and cells(page, key) == want:
+                return want
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{key}: wanted one chart with {len(want)} cells {want}; saw {copies} "
+                                 f"cop{'y' if copies == 1 else 'ies'}, {len(got)} cells {got}, app at rest: {idle}")
+        page.wait_for_timeout(100)

@@ -34,8 +34,12 @@ from .helpers import (
     VIEWPORT,
     assert_no_exception,
     assert_no_page_errors,
+    cells,
+    chart_copies,
     query_of,
+    sel,
     share_link,
+    wait_chart,
     wait_for_app,
 )
 
@@ -63,11 +67,6 @@ new MutationObserver(records => {
 
 
 # ---- helpers -----------------------------------------------------------------------------------------------------
-def sel(key: str) -> str:
-    """CSS selector of a keyed element's container: '.st-key-' + key, characters outside [a-zA-Z0-9_-] → '-'."""
-    return ".st-key-" + "".join(c if c.isalnum() or c in "_-" else "-" for c in key)
-
-
 def shot(page, name: str, locator=None) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = str(SHOTS / f"qkv_{name}.png")
@@ -129,35 +128,6 @@ def track_messages(page) -> None:
 
 def ws_sent(page) -> int:
     return _WS_SENT.get(id(page), [0])[0]
-
-
-def cells(page, key: str) -> list[str]:
-    """The numbers written in a heatmap's cells, row by row (plotly's text in the chart's SVG)."""
-    return page.locator(f"{sel(key)} .heatmap-label text").all_text_contents()
-
-
-def chart_copies(page, key: str) -> int:
-    """How many copies of a keyed chart the page holds: 1 at rest; 2 for a moment while a changed figure is
-    mounted anew (st.plotly_chart gives a changed figure a new element) and the old one is not yet removed."""
-    return page.locator(f"{sel(key)} .js-plotly-plot").count()
-
-
-def wait_chart(page, key: str, want: list[str], *, timeout_s: float = 10.0) -> list[str]:
-    """Poll until the app is at rest and shows exactly one copy of the heatmap ``key``, whose cell texts are
-    ``want``; return them. Fails, naming what was there, when that does not happen within timeout_s."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        got = cells(page, key)
-        copies = chart_copies(page, key)
-        idle = page.locator(APP_READY).count() == 1
-        if idle and copies == 1 and got == want:
-            page.wait_for_timeout(100)  # still so a moment later (not a frame between two runs)
-            if page.locator(APP_READY).count() == 1 and chart_copies(page, key) == 1 and cells(page, key) == want:
-                return want
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{key}: wanted one chart with {len(want)} cells {want}; saw {copies} "
-                                 f"cop{'y' if copies == 1 else 'ies'}, {len(got)} cells {got}, app at rest: {idle}")
-        page.wait_for_timeout(100)
 
 
 def wait_one_chart(page, key: str, n_cells: int, *, timeout_s: float = 10.0) -> list[str]:

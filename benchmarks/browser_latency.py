@@ -1,0 +1,524 @@
+"""Browser latency of a slider move on the Q·K·V page, next to a minimal page measured in the same run (issue 8).
+
+What is measured, in headless Chromium (Debian's /usr/bin/chromium, driven by Playwright; never downloaded):
+  * move latency — from the key press on a slider to the moment the weights heatmap's DOM shows new numbers:
+    exactly ONE copy of that chart shown (a page caught mid-rerun can hold two; a zero-size, hidden or transparent
+    copy is not shown), fully drawn (heatmap image and every cell text), its cell texts different from those
+    before the press. Both ends are taken with the
+    page's own clock (performance.now()): a capture-phase keydown listener stamps the press, a MutationObserver
+    stamps the DOM change (a requestAnimationFrame loop checks too). The chart is found by its title (contains
+    "softmax(QK"; the minimal page's only chart has none), in the document and in any shadow root (attachShadow
+    is hooked), so another rendering path is measured the same way.
+  * flash — whether, in any animation frame between press and done, the weights chart was missing (no copy
+    shown), half drawn or doubled (two copies shown), and for how long (sum of those frames' durations); a frame
+    still showing the old numbers is not a flash;
+  * remounted — whether the chart's plot element after the move is a new one (the old one is tagged at the press);
+  * bytes/move — websocket payload the server sent for the move (Playwright's framereceived), summed from the
+    press until the run is over (app idle, no frame for QUIET_S): the whole rerun's reply, not only what arrived
+    before the weights changed;
+  * server CPU/move — user + system CPU of the serving streamlit process over the same span (/proc, 10 ms ticks);
+  * first paint — navigation → first complete weights heatmap of /qkv vs the minimal page's first heatmap, each in
+    a fresh browser context, median of --first-paint loads. The very first load after the servers start (cold)
+    is reported on its own line, not in the median.
+
+Cases: the minimal page (benchmarks/minimal_app.py: one slider, one 3×3 heatmap with numbers); /qkv with the
+default 3 tokens (犬 が 歩く), the one-cell slider (its label starts with the matrix name, "X …") and the d_k
+slider; /qkv opened from a link with 16 tokens and d_model = d_k = d_v = 16, the same two sliders. Each case has
+its own browser page (own session). Moves run round-robin, one move per case per round, each from an idle app, so
+drift in machine load hits all cases alike.
+
+Keys: --sweep presses of one arrow key, as many of the other back, and again (the first sweep towards the farther
+end), so values stay in range. Not plain alternation (--sweep 1): Streamlit sends an element of ≥ 10 kB that the
+browser got in one of its last 2 runs as a reference to the browser's cache (global.minCachedMessageSize,
+maxCachedMessageAge), so flipping between two values counts the bytes of a revisit, not of a move to new numbers
+(at 16 tokens ~17 kB instead of ~140 kB).
+
+The app and the minimal page run as two `streamlit run` servers on free loopback ports in 8610–8619, stopped at
+the end whatever happens; their logs stay in a temporary folder named at the start. With the defaults the run
+takes about 5–8 minutes on a 2-core machine.
+
+Usage:  .venv/bin/python benchmarks/browser_latency.py [--moves 30] [--first-paint 5] [--sweep 10] [--quick]
+        [--app-dir DIR] [--json out.json]
+--app-dir serves another copy of the app with this checkout's .venv, e.g. a commit exported with
+`git archive <commit> | tar -x -C /tmp/before` (a before/after pair without touching the work tree).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+MINIMAL_APP = Path(__file__).resolve().parent / "minimal_app.py"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic", "--disable-renderer-backgrounding",
+                 "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows"]
+VIEWPORT = {"width": 1400, "height": 1000}
+PORTS = range(8610, 8620)
+WEIGHTS_TITLE = "softmax(QK"  # both languages: "Attention weights softmax(QKᵀ/√d_k)", "アテンションの重み softmax(…)"
+APP_IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+QUIET_S = 0.4  # a run is over when the app is idle and no websocket frame came for this long
+CELL_SLIDER = r"^X\W"  # "X, row 1, column 1" / "X の 1 行 1 列の値"
+DK_SLIDER = r"^d_k(\W|$)"
+LINK16 = "/qkv?" + urlencode({"v": 1, "p": "custom", "t": "a b c d e f g h i j k l m n o p", "dm": 16, "dk": 16,
+                              "dv": 16, "s": 0, "m": "xw", "q": 0})
+
+# Injected into every page before its own scripts. window.__bench.w is the current watch, from t0 (the key press;
+# 0 = navigation start for first paint) to done: exactly one copy of the target chart is shown, fully drawn, with
+# cell texts other than `before` (null: any). A MutationObserver looks at the DOM alone and reads layout only once
+# a complete new copy exists (forced layouts in the middle of a rerun would slow the page being measured); the
+# requestAnimationFrame loop reads layout every frame, to classify what that frame shows: "missing" (no copy
+# shown), "doubled" (two shown) or "half" (one shown, not fully drawn). Shown: a layout box, not hidden, opacity
+# above 0 (Streamlit keeps a replaced chart in the DOM for a while as a hidden, zero-size "stale" element).
+PROBE_JS = r"""
+(() => {
+  const TITLE = __TITLE__;
+  const WATCH = {childList: true, subtree: true, characterData: true};
+  const roots = [document];
+  const B = window.__bench = {w: null, mark: 0, observer: null};
+  const attach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (init) {
+    const root = attach.call(this, init);
+    roots.push(root);
+    if (B.w && B.w.done === null) B.observer.observe(root, WATCH);
+    return root;
+  };
+
+  function charts() {
+    const out = [];
+    for (const r of roots) for (const p of r.querySelectorAll('.js-plotly-plot')) {
+      const title = p.querySelector('.gtitle');
+      if (TITLE === null || (title && title.textContent.includes(TITLE))) out.push(p);
+    }
+    return out;
+  }
+  const texts = p => [...p.querySelectorAll('.heatmap-label text')].map(t => t.textContent);
+  function complete(p, n) {
+    const k = p.querySelectorAll('.heatmap-label text').length;
+    return !!p.querySelector('.hm image') && k > 0 && (n === null || k === n);
+  }
+  function shown(p) {
+    if (!p.checkVisibility({opacityProperty: true, visibilityProperty: true})) return false;
+    const r = p.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  }
+
+  function finish(w, now, el) {
+    if (w.badSince !== null) w.flashMs += now - w.badSince;
+    w.done = now;
+    w.remounted = el.__benchMark !== w.mark;
+    B.observer.disconnect();
+  }
+
+  function check(now, frame) {
+    const w = B.w;
+    if (!w || w.done !== null || w.t0 === null) return;
+    const all = charts();
+    const fresh = all.filter(p => complete(p, w.n) && texts(p).join('|') !== w.before);
+    if (!frame && fresh.length === 0) return;  // nothing new yet: no layout read
+    const seen = all.filter(shown);
+    if (seen.length === 1 && fresh.includes(seen[0])) return finish(w, now, seen[0]);
+    if (!frame) return;
+    const bad = seen.length === 0 ? 'missing' : seen.length > 1 ? 'doubled' : complete(seen[0], w.n) ? null : 'half';
+    if (bad) {
+      w.kinds[bad] = true;
+      if (w.badSince === null) w.badSince = now;
+    } else if (w.badSince !== null) {
+      w.flashMs += now - w.badSince;
+      w.badSince = null;
+    }
+  }
+
+  function watch(before, n, t0) {
+    B.w = {before, n, t0, done: null, kinds: {}, flashMs: 0, badSince: null, remounted: null, mark: B.mark};
+    B.observer = B.observer || new MutationObserver(() => check(performance.now(), false));
+    for (const r of roots) B.observer.observe(r, WATCH);
+    const w = B.w;
+    const tick = () => {
+      if (B.w !== w || w.done !== null) return;
+      check(performance.now(), true);
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  }
+
+  B.state = () => {
+    const all = charts();
+    return `${all.length} target chart(s) in the DOM, ${all.filter(shown).length} shown, ` +
+           `${all.filter(p => complete(p, null)).length} fully drawn`;
+  };
+  B.arm = () => {
+    const seen = charts().filter(shown);
+    if (seen.length !== 1 || !complete(seen[0], null)) throw new Error(`not at rest: ${B.state()}`);
+    seen[0].__benchMark = ++B.mark;
+    const before = texts(seen[0]);
+    watch(before.join('|'), before.length, null);
+  };
+  B.result = () => {
+    const w = B.w;
+    return {t0: w.t0, done: w.done, kinds: Object.keys(w.kinds), flashMs: w.flashMs, remounted: w.remounted};
+  };
+  window.addEventListener('keydown', () => { if (B.w && B.w.t0 === null) B.w.t0 = performance.now(); }, true);
+  watch(null, null, 0);  // first paint: navigation start → first complete chart
+})();
+"""
+
+
+# ---- servers -------------------------------------------------------------------------------------------------------
+def free_ports(n: int) -> list[int]:
+    """The first n ports of PORTS nobody listens on (127.0.0.1)."""
+    found = []
+    for port in PORTS:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        found.append(port)
+        if len(found) == n:
+            return found
+    raise SystemExit(f"need {n} free ports in {PORTS.start}-{PORTS.stop - 1}, found {found}")
+
+
+def python() -> str:
+    venv = ROOT / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+@dataclass
+class Server:
+    script: str
+    port: int
+    proc: subprocess.Popen
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def cpu_s(self) -> float:
+        """User + system CPU seconds the server process has used so far."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def streamlit_server(script: str, port: int, log_dir: Path, cwd: Path):
+    """`streamlit run script` in cwd (its .streamlit/config.toml applies) on 127.0.0.1:port until healthy;
+    stopped when the block ends."""
+    log = log_dir / f"{Path(script).stem}.log"
+    cmd = [python(), "-m", "streamlit", "run", script, "--server.port", str(port), "--server.headless", "true",
+           "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    server = Server(script, port, proc, log)
+    try:
+        wait_healthy(server)
+        yield server
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def wait_healthy(server: Server, timeout_s: float = 60) -> None:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, never via a proxy
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.proc.poll() is not None:
+            raise SystemExit(f"{server.script} exited ({server.proc.returncode}):\n{server.log.read_text()[-3000:]}")
+        try:
+            with opener.open(f"{server.url}/_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.25)
+    raise SystemExit(f"{server.script} not healthy after {timeout_s:g}s:\n{server.log.read_text()[-3000:]}")
+
+
+# ---- one browser page per case --------------------------------------------------------------------------------------
+@dataclass
+class Case:
+    name: str
+    server: str  # "app" or "minimal"
+    path: str
+    slider: str  # regex on the slider's accessible name
+    title: str | None  # substring of the target chart's title; None: the page's only chart
+    page: object = None
+    ws_bytes: list = field(default_factory=lambda: [0])
+    key: str | None = None  # the arrow key of the current sweep
+    keys_left: int = 0  # presses left in the current sweep
+    ms: list = field(default_factory=list)
+    flash_ms: list = field(default_factory=list)  # one per move: 0.0 when no frame was bad
+    kinds: list = field(default_factory=list)  # one per move: the kinds of bad frames seen ("missing", …)
+    remounted: list = field(default_factory=list)
+    bytes: list = field(default_factory=list)
+    cpu_ms: list = field(default_factory=list)
+    timeouts: int = 0
+
+
+CASES = [
+    ("minimal page", "minimal", "/", r"^value(\W|$)", None),
+    ("/qkv 3 tokens, cell slider", "app", "/qkv", CELL_SLIDER, WEIGHTS_TITLE),
+    ("/qkv 3 tokens, d_k slider", "app", "/qkv", DK_SLIDER, WEIGHTS_TITLE),
+    ("/qkv 16 tokens (16/16/16), cell slider", "app", LINK16, CELL_SLIDER, WEIGHTS_TITLE),
+    ("/qkv 16 tokens, d_k slider", "app", LINK16, DK_SLIDER, WEIGHTS_TITLE),
+]
+
+
+def probe(title: str | None) -> str:
+    return PROBE_JS.replace("__TITLE__", json.dumps(title))
+
+
+def new_page(browser, title: str | None, ws_bytes: list | None = None):
+    """A fresh context and page with the probe installed; websocket payload bytes are added to ws_bytes[0]."""
+    page = browser.new_context(viewport=VIEWPORT).new_page()
+    page.add_init_script(probe(title))
+    if ws_bytes is not None:
+        def count(payload):
+            ws_bytes[0] += len(payload)
+        page.on("websocket", lambda ws: ws.on("framereceived", count))
+    return page
+
+
+def wait_done(page, timeout_s: float) -> dict | None:
+    """The probe's result once its watch is done; None after timeout_s."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function("() => window.__bench && window.__bench.w.done !== null", polling=50,
+                               timeout=timeout_s * 1000)
+    except PlaywrightTimeout:
+        return None
+    return page.evaluate("window.__bench.result()")
+
+
+def wait_rest(case: Case, timeout_s: float = 30) -> None:
+    """Until the app is idle and no websocket frame arrived for QUIET_S."""
+    page = case.page
+    deadline = time.monotonic() + timeout_s
+    seen, since = case.ws_bytes[0], time.monotonic()
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+        if case.ws_bytes[0] != seen:
+            seen, since = case.ws_bytes[0], time.monotonic()
+        elif time.monotonic() - since >= QUIET_S and page.locator(APP_IDLE).count() == 1:
+            return
+    raise SystemExit(f"{case.name}: the app did not come to rest within {timeout_s:g}s")
+
+
+def open_case(browser, case: Case, base: str) -> None:
+    case.page = new_page(browser, case.title, case.ws_bytes)
+    case.page.goto(base + case.path)
+    if wait_done(case.page, 90) is None:
+        raise SystemExit(f"{case.name}: no complete target chart within 90 s of opening {base + case.path}: "
+                         f"{case.page.evaluate('window.__bench.state()')}")
+    wait_rest(case)
+    if case.page.evaluate("document.visibilityState") != "visible":
+        raise SystemExit(f"{case.name}: the page is not visible (its frames would be throttled)")
+    thumb(case)  # fails early when the slider is not there
+
+
+def thumb(case: Case):
+    """The slider's thumb (the <input type=range> react-aria renders), found anew: a rerun may remount it."""
+    sliders = case.page.get_by_role("slider", name=re.compile(case.slider))
+    if sliders.count() != 1:
+        raise SystemExit(f"{case.name}: {sliders.count()} sliders whose name matches {case.slider!r}")
+    return sliders
+
+
+def next_key(case: Case, slider, sweep: int) -> str:
+    """`sweep` presses of one arrow key, then as many of the other; the first sweep towards the farther end."""
+    if case.keys_left == 0:
+        if case.key is None:
+            v = float(slider.input_value())
+            lo, hi, step = (float(slider.get_attribute(a)) for a in ("min", "max", "step"))
+            case.key = "ArrowRight" if hi - v >= v - lo else "ArrowLeft"
+            room = round(max(hi - v, v - lo) / step)
+            if room < sweep:
+                raise SystemExit(f"{case.name}: the slider has room for {room} steps, --sweep is {sweep}")
+        else:
+            case.key = "ArrowLeft" if case.key == "ArrowRight" else "ArrowRight"
+        case.keys_left = sweep
+    case.keys_left -= 1
+    return case.key
+
+
+def move(case: Case, server: Server, timeout_s: float, sweep: int) -> None:
+    """One key press on the case's slider, measured; the page is at rest again when this returns."""
+    slider = thumb(case)
+    slider.focus()
+    key = next_key(case, slider, sweep)
+    value = slider.input_value()
+    bytes0, cpu0 = case.ws_bytes[0], server.cpu_s()
+    case.page.evaluate("window.__bench.arm()")
+    case.page.keyboard.press(key)
+    res = wait_done(case.page, timeout_s)
+    wait_rest(case)
+    if res is None or res["t0"] is None:
+        case.timeouts += 1
+        print(f"  {case.name}: no new weights within {timeout_s:g}s ({key}, value {value} → "
+              f"{thumb(case).input_value()})", file=sys.stderr)
+        return
+    case.ms.append(res["done"] - res["t0"])
+    case.flash_ms.append(res["flashMs"] if res["kinds"] else 0.0)
+    case.kinds.append(sorted(res["kinds"]))
+    case.remounted.append(bool(res["remounted"]))
+    case.bytes.append(case.ws_bytes[0] - bytes0)
+    case.cpu_ms.append((server.cpu_s() - cpu0) * 1e3)
+
+
+# ---- first paint ----------------------------------------------------------------------------------------------------
+def first_paint(browser, url: str, title: str | None, logs: Path) -> float:
+    """ms from navigation start to the first complete target chart, in a fresh context."""
+    page = new_page(browser, title)
+    try:
+        page.goto(url)
+        res = wait_done(page, 90)
+        if res is None:
+            shot = logs / "first_paint_failed.png"
+            page.screenshot(path=str(shot), full_page=True)
+            raise SystemExit(f"no complete chart within 90 s of opening {url}: "
+                             f"{page.evaluate('window.__bench.state()')}; screenshot {shot}")
+        return res["done"]
+    finally:
+        page.context.close()
+
+
+def first_paints(browser, servers: dict[str, Server], repeats: int, logs: Path) -> dict[str, list[float]]:
+    """Alternating loads of /qkv and the minimal page; the first of each (cold server) is kept apart."""
+    out = {"app": [], "minimal": []}
+    for _ in range(repeats + 1):
+        out["app"].append(first_paint(browser, servers["app"].url + "/qkv", WEIGHTS_TITLE, logs))
+        out["minimal"].append(first_paint(browser, servers["minimal"].url + "/", None, logs))
+    return out
+
+
+# ---- report ---------------------------------------------------------------------------------------------------------
+def p95(xs) -> float:
+    return float(np.percentile(xs, 95))
+
+
+def fmt_ms(ms: float) -> str:
+    return f"{ms:.0f} ms"
+
+
+def fmt_bytes(n: float) -> str:
+    return f"{n / 1024:.1f} kB" if n >= 1024 else f"{n:.0f} B"
+
+
+FLASH_KINDS = ("missing", "half", "doubled")
+
+
+def flash_cells(case: Case) -> str:
+    """'moves with a bad frame, median length | moves with each kind of bad frame'."""
+    hit = [f for f, k in zip(case.flash_ms, case.kinds) if k]
+    n = len(case.kinds)
+    length = f", {statistics.median(hit):.0f} ms" if hit else ""
+    kinds = " / ".join(str(sum(kind in k for k in case.kinds)) for kind in FLASH_KINDS)
+    return f"{len(hit)}/{n}{length} | {kinds}"
+
+
+def table(cases: list[Case], paints: dict[str, list[float]]) -> str:
+    base = statistics.median(cases[0].ms)
+    rows = ["| case | median | p95 | × minimal | flash (moves, median length) | missing / half drawn / doubled "
+            "| remounted | bytes/move | server CPU/move |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for c in cases:
+        med = statistics.median(c.ms)
+        rows.append(f"| {c.name} | {fmt_ms(med)} | {fmt_ms(p95(c.ms))} | {med / base:.1f} | {flash_cells(c)} "
+                    f"| {sum(c.remounted)}/{len(c.remounted)} | {fmt_bytes(statistics.median(c.bytes))} "
+                    f"| {fmt_ms(statistics.median(c.cpu_ms))} |")
+    app, mini = (statistics.median(paints[k][1:]) for k in ("app", "minimal"))
+    n = len(paints["app"]) - 1
+    rows.append(f"| first paint (navigation → first weights heatmap with numbers), median of {n} "
+                f"| {app / 1e3:.2f} s vs {mini / 1e3:.2f} s | | {app / mini:.1f} | | | | | |")
+    cold_app, cold_min = paints["app"][0], paints["minimal"][0]
+    rows.append(f"| first paint, cold server (first load after start) | {cold_app / 1e3:.2f} s vs "
+                f"{cold_min / 1e3:.2f} s | | {cold_app / cold_min:.1f} | | | | | |")
+    return "\n".join(rows)
+
+
+def summary(cases: list[Case], paints: dict[str, list[float]]) -> dict:
+    return {"cases": {c.name: {k: getattr(c, k) for k in ("ms", "flash_ms", "kinds", "remounted", "bytes", "cpu_ms",
+                                                           "timeouts")} for c in cases},
+            "first_paint_ms": paints}
+
+
+# ---- main -----------------------------------------------------------------------------------------------------------
+def parse_args() -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--moves", type=int, default=30, help="measured key presses per case (default 30)")
+    ap.add_argument("--first-paint", type=int, default=5, help="warm loads per page for first paint (default 5)")
+    ap.add_argument("--quick", action="store_true", help="smoke check: 5 moves, 1 warm load")
+    ap.add_argument("--sweep", type=int, default=10, help="presses one way before turning back (default 10)")
+    ap.add_argument("--timeout", type=float, default=15, help="seconds to wait for new numbers after a press")
+    ap.add_argument("--app-dir", type=Path, default=ROOT,
+                    help="folder whose app.py is served, e.g. an exported commit (default: this checkout)")
+    ap.add_argument("--json", type=Path, help="also write every sample to this file")
+    args = ap.parse_args()
+    if args.quick:
+        args.moves, args.first_paint = 5, 1
+    return args
+
+
+def main() -> None:
+    args = parse_args()
+    if not os.access(CHROMIUM, os.X_OK):
+        print(f"SKIPPED: no Chromium at {CHROMIUM} (apt-get install chromium fonts-noto-cjk); nothing measured")
+        return
+    from playwright.sync_api import sync_playwright
+
+    started = time.monotonic()
+    cases = [Case(*spec) for spec in CASES]
+    with ExitStack() as stack:
+        logs = Path(tempfile.mkdtemp(prefix="browser_latency-"))  # kept: the servers' logs, for a failed run
+        app_port, min_port = free_ports(2)
+        app_dir = args.app_dir.resolve()
+        servers = {"app": stack.enter_context(streamlit_server("app.py", app_port, logs, app_dir)),
+                   "minimal": stack.enter_context(streamlit_server(str(MINIMAL_APP), min_port, logs, app_dir))}
+        pw = stack.enter_context(sync_playwright())
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        stack.callback(browser.close)
+        print(f"Chromium {browser.version}; {args.moves} moves per case in sweeps of {args.sweep}, first paint "
+              f"median of {args.first_paint}; app {app_dir}; "
+              f"server logs in {logs}", file=sys.stderr)
+        paints = first_paints(browser, servers, args.first_paint, logs)
+        for case in cases:
+            open_case(browser, case, servers[case.server].url)
+        for r in range(args.moves):
+            for case in cases:
+                move(case, servers[case.server], args.timeout, args.sweep)
+            print(f"  round {r + 1}/{args.moves} done ({time.monotonic() - started:.0f} s)", file=sys.stderr)
+    empty = [c.name for c in cases if not c.ms]
+    if empty:
+        raise SystemExit(f"no successful move in: {', '.join(empty)}")
+    print(table(cases, paints))
+    missed = [f"{c.name}: {c.timeouts}" for c in cases if c.timeouts]
+    if missed:
+        print(f"\nmoves without new numbers within {args.timeout:g}s (not counted): " + "; ".join(missed))
+    print(f"\n(load average {os.getloadavg()[0]:.2f}; whole run {time.monotonic() - started:.0f} s)")
+    if args.json:
+        args.json.write_text(json.dumps(summary(cases, paints), indent=1))
+
+
+if __name__ == "__main__":
+    main()
