@@ -14,6 +14,8 @@ from functools import cache
 import numpy as np
 import plotly.graph_objects as go
 
+from attention_core.tokens import display_labels
+
 # One colour per role everywhere (Okabe–Ito palette, safe for colour-blind viewers).
 ROLE_COLORS = {"X": "#444444", "W": "#7F7F7F", "Q": "#D55E00", "K": "#0072B2", "V": "#009E73",
                "out": "#CC79A7", "weights": "#E69F00", "mask": "#555555"}
@@ -39,6 +41,14 @@ def fmt_num(v: float, digits: int = 2) -> str:
 def escape(label: str) -> str:
     """Token text safe for plotly's pseudo-HTML (a token like '<b>' is shown, not interpreted)."""
     return html.escape(str(label), quote=False)
+
+
+TICK_CHARS = 12
+"""Longest axis label: a longer token is cut with "…" on the axis (its full text is in the hover)."""
+
+
+def _tick_labels(labels) -> list[str]:
+    return [escape(x) for x in display_labels([str(x) for x in labels], TICK_CHARS)]
 
 
 def _cell_font(n_rows: int, n_cols: int) -> int:
@@ -84,7 +94,8 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
     text = [["" if v == -math.inf else fmt_num(v) for v in row] for row in A.tolist()]
     rows = [escape(x) for x in row_labels]
     cols = [escape(x) for x in col_labels]
-    custom = [[[rows[i], cols[j]] for j in range(c)] for i in range(r)]
+    custom = [[[rows[i], cols[j]] for j in range(c)] for i in range(r)]  # full labels in the hover text
+    rows, cols = _tick_labels(row_labels), _tick_labels(col_labels)
     trace = {"colorbar": {"len": 0.9, "thickness": 12, "tickfont": {"size": 12}}}
     if weights:
         trace["colorscale"] = _colorscale(WEIGHTS_SCALE)
