@@ -351,9 +351,7 @@ def _too_long(key: str, raw: str) -> Notice | None:
     return None
 
 
-def read_fields(fields, params: Mapping[str, str]) -> tuple[dict, list[Notice]]:
-    """The valid values of the fields present in ``params`` ({field key: value}) and a notice for each refused
-    one. Fields absent from ``params`` are absent from the result (the lesson's default applies)."""
+def _read(fields, params: Mapping[str, str], read: Callable) -> tuple[dict, list[Notice]]:
     values, notices = {}, []
     for f in fields:
         raw = params.get(f.key)
@@ -364,7 +362,7 @@ def read_fields(fields, params: Mapping[str, str]) -> tuple[dict, list[Notice]]:
             notices.append(long)
             continue
         try:
-            values[f.key], note = f.read(raw)
+            values[f.key], note = read(f, raw)
         except Refusal as e:
             notices.append(_bad(f.key, raw, e))
             continue
@@ -373,22 +371,15 @@ def read_fields(fields, params: Mapping[str, str]) -> tuple[dict, list[Notice]]:
     return values, notices
 
 
+def read_fields(fields, params: Mapping[str, str]) -> tuple[dict, list[Notice]]:
+    """The valid values of the fields present in ``params`` ({field key: value}) and a notice for each refused
+    one. Fields absent from ``params`` are absent from the result (the lesson's default applies)."""
+    return _read(fields, params, lambda f, raw: f.read(raw))
+
+
 def read_matrices(matrices, params: Mapping[str, str], shape_of: Callable[[str], tuple[int, int]]):
     """Like :func:`read_fields` for matrix fields, each checked against ``shape_of(key)``."""
-    values, notices = {}, []
-    for f in matrices:
-        raw = params.get(f.key)
-        if raw is None:
-            continue
-        long = _too_long(f.key, raw)
-        if long:
-            notices.append(long)
-            continue
-        try:
-            values[f.key] = f.parse_shaped(raw, shape_of(f.key))
-        except Refusal as e:
-            notices.append(_bad(f.key, raw, e))
-    return values, notices
+    return _read(matrices, params, lambda f, raw: (f.parse_shaped(raw, shape_of(f.key)), None))
 
 
 def unknown_keys(schema: LinkSchema, params: Mapping[str, str]) -> list[Notice]:
