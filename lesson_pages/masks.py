@@ -80,13 +80,10 @@ def generation_section(page: runtime.Page) -> None:
     else:
         st.markdown(t("masks.out.visible_all", t=tt))
     labels = _labels(toks)
-    c1, c2 = st.columns([max(tt, 2), max(len(toks), 2)])  # the same cell width in both charts
-    with c1:
-        draw.show_heatmap("step_alone", alone[None, :], [labels[step]], labels[:tt], weights=True,
-                          key="masks.fig.step_alone", title_args={"t": tt, "token": F.escape(toks[step])})
-    with c2:
-        draw.show_heatmap("step_full", full_row[None, :], [labels[step]], labels, weights=True,
-                          key="masks.fig.step_full", title_args={"t": tt})
+    draw.show_heatmap("step_alone", alone[None, :], [labels[step]], labels[:tt], weights=True,
+                      key="masks.fig.step_alone", title_args={"t": tt, "token": F.escape(toks[step])})
+    draw.show_heatmap("step_full", full_row[None, :], [labels[step]], labels, weights=True,
+                      key="masks.fig.step_full", title_args={"t": tt})
     diff = float(np.max(np.abs(alone - full_row[:tt])))
     if diff < 1e-12 and not full_row[tt:].any():
         st.success(t("masks.out.same", diff=f"{diff:.0e}" if diff else "0"), icon=":material/check_circle:")
@@ -111,6 +108,9 @@ def padding_section(page: runtime.Page) -> None:
     b = lesson.batch(state)
     if b.length == 0:
         return
+    if lesson.pads_cut(state):
+        st.warning(t("masks.out.pads_cut", n=lesson.pads_cut(state), max=lesson.MAX_TOKENS),
+                   icon=":material/content_cut:")
     st.markdown("**" + t("masks.out.batch", L=b.length) + "**")
     st.markdown(draw.markdown_table(["", *[str(k + 1) for k in range(b.length)]],
                                     [[str(i + 1), *row] for i, row in enumerate(b.tokens)]))
@@ -160,8 +160,10 @@ def custom_section(page: runtime.Page) -> None:
                         commit=lambda m: page.apply(lesson.with_custom, m))
     steps = lesson.custom_steps(page.state)
     empty = np.flatnonzero(steps.fully_masked)
-    for i in empty:
-        st.warning(t("masks.out.empty_row", i=i + 1, token=draw.md_escape(toks[i])), icon=":material/block:")
+    if empty.size:
+        rows = t("masks.out.row_sep").join(t("masks.out.row_item", i=i + 1, token=draw.md_escape(toks[i]))
+                                            for i in empty)
+        st.warning(t("masks.out.empty_rows", n=empty.size, rows=rows), icon=":material/block:")
     if not empty.size:
         st.success(t("masks.out.all_rows_ok"), icon=":material/check_circle:")
     c1, c2 = st.columns(2)

@@ -201,7 +201,8 @@ def query_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRes
 
 
 def preset_notes(state: lesson.QKVState, res: lesson.QKVResult) -> None:
-    if state.preset in ("dog", "direct3", "school") and lesson.is_preset_as_given(state):  # its numbers hold
+    if state.preset in ("dog", "direct3", "school") and lesson.is_preset_as_given(state) and not state.causal:
+        # the note's numbers hold only for the preset as given, without the causal mask
         st.info(t(f"qkv.note.{state.preset}"), icon=":material/menu_book:")
     if state.n > 1 and np.all(res.K == res.K[0]):
         st.info(t("qkv.note.same_keys", key="[" + ", ".join(draw.num(v) for v in res.K[0]) + "]", n=state.n,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from attention_core import AttentionSteps, causal_mask, padding_mask, scaled_dot_product_attention
+from attention_core import AttentionSteps, causal_mask, padding_mask, project_qkv, scaled_dot_product_attention
 from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
 from . import link, qkv
@@ -27,7 +27,7 @@ from .link import Notice
 
 __all__ = [
     "PAD", "D_K", "DEFAULT_TEXT", "DEFAULT_TEXT2", "MAX_EXTRA_PAD", "SEED_MAX", "CUSTOM_STARTS", "MasksState", "Batch",
-    "tokens", "batch", "projections", "causal_steps", "generation_step", "batch_masks", "batch_steps",
+    "tokens", "batch", "pads_cut", "projections", "causal_steps", "generation_step", "batch_masks", "batch_steps",
     "custom_mask", "custom_steps", "with_text", "with_text2", "with_step", "with_custom", "with_custom_cell",
     "with_custom_start", "arrays", "LINK", "LESSON",
 ]
@@ -54,7 +54,7 @@ class MasksState:
         causal: the causal mask is applied (sections 1 and 3).
         padding: the padding mask hides the batch's PAD keys (section 3).
         extra_pad: PAD tokens added after the longer sentence too (0..MAX_EXTRA_PAD): the batch length is
-            max(len 1, len 2) + extra_pad.
+            max(len 1, len 2) + extra_pad, at most MAX_TOKENS (:func:`pads_cut` says when that cut some).
         item: which sentence of the batch sections 3 and 4 show (0 or 1).
         step: the generation stepper's token (0-based), at most the last token of sentence 1.
         custom: the custom mask (L, L) bool of section 4, or None while it follows the combined mask of section 3.
@@ -91,20 +91,23 @@ class Batch:
 
 def batch(state: MasksState) -> Batch:
     own = (tokens(state.text), tokens(state.text2))
-    L = max(len(own[0]), len(own[1])) + state.extra_pad
+    L = min(max(len(own[0]), len(own[1])) + state.extra_pad, MAX_TOKENS)  # a batch is at most MAX_TOKENS long
     padded = tuple(t + (PAD,) * (L - len(t)) for t in own)
     is_pad = tuple(np.arange(L) >= len(t) for t in own)
     return Batch(padded, is_pad, (len(own[0]), len(own[1])))
 
 
+def pads_cut(state: MasksState) -> int:
+    """How many of the extra PAD tokens asked for do not fit in a batch of at most MAX_TOKENS."""
+    longest = max(len(tokens(state.text)), len(tokens(state.text2)))
+    return max(longest + state.extra_pad - MAX_TOKENS, 0)
+
+
 def projections(toks, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Q, K, V (n, 4) each for these tokens: the Q·K·V lesson's seeded numbers for its own sentence (X·W)."""
-    state = qkv.with_text(qkv.default_state("custom", seed), " ".join(toks))
-    res = qkv.compute(state)
-    if res is None:
-        empty = np.zeros((0, state.d_k))
-        return empty, empty, np.zeros((0, state.d_v))
-    return res.Q, res.K, res.V
+    """Q, K, V (n, 4) each for these tokens: X·W_Q, X·W_K, X·W_V with the Q·K·V lesson's seeded numbers for its
+    own sentence (preset "custom"); the tokens are taken as they are (never split again)."""
+    m = qkv.seeded_matrices(tuple(toks), seed)
+    return project_qkv(m["X"], m["W_Q"], m["W_K"], m["W_V"])
 
 
 def _attend(toks, seed: int, mask) -> AttentionSteps | None:
@@ -289,7 +292,7 @@ def from_link(values: dict) -> tuple[MasksState, list[Notice]]:
                        item=values.get("b", base.item), step=values.get("st", base.step))
     clamped = _clamped_step(state)
     notices = []
-    if clamped.step != state.step and tokens(state.text):
+    if "st" in values and clamped.step != state.step and tokens(state.text):
         notices.append(Notice("step_clamped", {"asked": state.step + 1, "used": clamped.step + 1}))
     return clamped, notices
 

@@ -25,8 +25,8 @@ from .link import Notice
 __all__ = [
     "DIM_MIN", "DIM_MAX", "SEED_MAX", "PRESETS", "Preset", "QKVState", "QKVResult", "ROW_MATRICES", "MATRICES",
     "matrix_shape", "state_shape", "active_matrices", "default_state", "baseline_matrix", "with_preset", "with_text",
-    "with_sizes", "with_seed", "with_mode", "with_query", "with_matrix", "with_cell", "is_preset_as_given",
-    "compute", "arrays", "LINK", "LESSON",
+    "with_sizes", "with_seed", "seeded_matrices", "with_mode", "with_query", "with_matrix", "with_cell",
+    "is_preset_as_given", "compute", "arrays", "LINK", "LESSON",
 ]
 
 DIM_MIN, DIM_MAX = 1, 16
@@ -188,6 +188,19 @@ def baseline_row(preset: Preset, seed: int, name: str, token: str, width: int) -
     row = _random_row(seed, name, token)[:width]
     given = preset.rows.get(name, {}).get(token)
     return _overlay(row, given) if given is not None else row.copy()
+
+
+def seeded_matrices(tokens, seed: int, preset_key: str = "custom") -> dict[str, np.ndarray]:
+    """X (n, d_model) and W_Q, W_K, W_V of a preset's sizes for these tokens, as the lesson draws them (a token's
+    row depends on the token and the seed only), without re-splitting the tokens into words."""
+    p = PRESETS[preset_key]
+    X = np.array([baseline_row(p, seed, "X", tok, p.d_model) for tok in tokens]).reshape(len(tokens), p.d_model)
+    out = {"X": X}
+    for name, cols in (("W_Q", p.d_k), ("W_K", p.d_k), ("W_V", p.d_v)):
+        base = _random_weight(seed, name)[:p.d_model, :cols]
+        given = p.weights.get(name)
+        out[name] = _overlay(base, given) if given is not None else base.copy()
+    return out
 
 
 def is_preset_as_given(state: QKVState) -> bool:

@@ -155,3 +155,30 @@ def test_empty_sentences_show_nothing_and_raise_nothing():
     s = M.MasksState(text="", text2="")
     assert M.causal_steps(s) is None and M.generation_step(s) is None and M.batch_steps(s) is None
     assert M.arrays(s) == {}
+
+
+def test_extra_padding_never_makes_the_batch_longer_than_max_tokens():
+    """Found by a new user: 14 tokens + 3 extra PAD crashed the page (a 17×17 mask on 16×16 scores)."""
+    s = M.MasksState(text=" ".join("abcdefghijklmn"), text2="x", extra_pad=3)
+    assert M.batch(s).length == 16 and M.pads_cut(s) == 1
+    assert M.batch_steps(s).weights.shape == (16, 16) and M.custom_steps(s).weights.shape == (16, 16)
+    s = M.MasksState(text=" ".join("abcdefghijklmnop"), text2="x", extra_pad=4)
+    assert M.batch(s).length == 16 and M.pads_cut(s) == 4 and M.arrays(s)["batch_weights"].shape == (16, 16)
+
+
+def test_no_step_notice_unless_the_link_asked_for_a_step():
+    assert M.from_link({"t": "犬 が"})[1] == []
+
+
+def test_projections_are_the_qkv_lessons_numbers_for_the_same_sentence():
+    """The same token and seed give the same vectors as the Q·K·V lesson's own sentence (independent path:
+    the Q·K·V lesson's state for that sentence)."""
+    from lessons import qkv
+
+    state = qkv.with_text(qkv.default_state("custom", 7), "犬 が 公園 を 歩く")
+    res = qkv.compute(state)
+    Q, K, V = M.projections(("犬", "が", "公園", "を", "歩く"), 7)
+    np.testing.assert_array_equal(Q, res.Q)
+    np.testing.assert_array_equal(K, res.K)
+    np.testing.assert_array_equal(V, res.V)
+    assert M.projections(("<b>",), 0)[0].shape == (1, 4)  # one token stays one token
