@@ -95,7 +95,7 @@ class Case:
     script_ms: list = field(default_factory=list)
     cpu_ms: list = field(default_factory=list)
     kb: list = field(default_factory=list)
-    prev_spec: str | None = None
+    prev_spec: str | bytes | None = None
 
 
 def _app(path: Path) -> AppTest:
@@ -147,6 +147,19 @@ def make_cases() -> list[Case]:
     ]
 
 
+def _charts(at) -> list[tuple[str | None, str | bytes]]:
+    """Every plotly chart in the tree as (key, what it was sent): st.plotly_chart's spec (the minimal page) and the
+    in-place charts the lessons draw through ui.draw (ui.plot_component, a custom component: their payload)."""
+    from streamlit.runtime.state.common import user_key_from_element_id
+
+    from ui import plot_component
+
+    out = [(c.key, c.proto.spec) for c in at.get("plotly_chart")]
+    out += [(user_key_from_element_id(e.proto.id), e.proto.bytes) for e in at.get("bidi_component")
+            if e.proto.component_name == plot_component.NAME]
+    return out
+
+
 def step(case: Case, k: int, record: bool) -> None:
     want = case.move(case.at, k)
     case.fragment = bool(case.widget) and fragments.as_fragment_rerun(case.at.slider(key=case.widget).id)
@@ -159,7 +172,7 @@ def step(case: Case, k: int, record: bool) -> None:
         raise SystemExit(f"{case.name}: exception in rerun {k}: {at.exception[0].value}")
     # A fragment rerun sends only the fragment's elements (AppTest's tree then holds just those): every chart of
     # the page must be among them, and the frame must not have run.
-    charts = at.get("plotly_chart")
+    charts = _charts(at)
     if len(charts) != case.n_charts:
         raise SystemExit(f"{case.name}: {len(charts)} plotly charts in rerun {k}, expected {case.n_charts}")
     has_frame = any(r.key == "lang" for r in at.sidebar.radio)
@@ -170,7 +183,7 @@ def step(case: Case, k: int, record: bool) -> None:
     got = case.reached(at)
     if got != want:
         raise SystemExit(f"{case.name}: the move did not reach the state (set {want!r}, state holds {got!r})")
-    spec = next((c.proto.spec for c in charts if c.key == case.changed), None)
+    spec = next((sent for key, sent in charts if key == case.changed), None)
     if spec is None:
         raise SystemExit(f"{case.name}: no chart with key {case.changed!r}")
     if spec == case.prev_spec:

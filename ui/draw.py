@@ -6,7 +6,6 @@ import html
 from functools import lru_cache
 
 import numpy as np
-import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 from _plotly_utils.utils import to_typed_array_spec
@@ -15,6 +14,7 @@ from plotly.basedatatypes import BasePlotlyType
 from attention_core.tokens import MAX_TOKENS, tokenize
 
 from . import figures as F
+from . import plot_component
 from .i18n import current_lang, t
 
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
@@ -33,24 +33,13 @@ def matrix_labels(name: str, tokens, n_rows: int, n_cols: int) -> tuple[list[str
 
 
 # ---- figures to the screen, cheaply --------------------------------------------------------------------------
-# st.plotly_chart(fig) calls fig.to_dict(), which deep-copies and walks the whole figure, and building a go.Figure
-# costs as much again: together ~1.5 ms for a 16×16 heatmap, on every rerun, a dozen times per page. Here a figure
-# goes from its plain dict (ui.figures.*_spec) straight to the form to_dict() returns, and heatmaps whose inputs did
-# not change since an earlier rerun are not built again (a small LRU cache shared by all sessions; the cached dicts
-# are never modified). One path for every figure: show_figure takes specs only, show_heatmap builds one, and both
-# reach the screen through _plot, the one call of st.plotly_chart. tests/ui/test_figure_specs.py checks Streamlit
-# sends exactly the JSON it sends for the go.Figure the public builders return.
-class _ReadyFigure(go.Figure):
-    """A figure already in the form ``go.Figure.to_dict()`` returns, for st.plotly_chart only.
-
-    st.plotly_chart uses nothing of a figure but ``to_dict()`` (plotly.tools.return_figure_from_figure_or_data);
-    go.Figure.__init__ is skipped on purpose, so no other method of go.Figure works on this object."""
-
-    def __init__(self, ready: dict):  # no super().__init__(): building a go.Figure is the cost saved
-        self._ready = ready
-
-    def to_dict(self) -> dict:  # fresh trace dicts: plotly.io.to_json pops "uid" from them
-        return {"data": [dict(trace) for trace in self._ready["data"]], "layout": self._ready["layout"]}
+# Building a go.Figure and calling its to_dict() (a deep copy and a walk of the whole figure) costs ~1.5 ms for a
+# 16×16 heatmap, on every rerun, a dozen times per page. Here a figure goes from its plain dict (ui.figures.*_spec)
+# straight to the form to_dict() returns, and heatmaps whose inputs did not change since an earlier rerun are not
+# built again (a small LRU cache shared by all sessions; the cached dicts are never modified). One path for every
+# figure: show_figure takes specs only, show_heatmap builds one, and both reach the screen through _plot, the one
+# place a chart is drawn (ui.plot_component: redrawn in place with Plotly.react). tests/ui/test_figure_specs.py
+# checks the chart receives exactly the JSON st.plotly_chart sends for the go.Figure the public builders return.
 
 
 @lru_cache(maxsize=8)
@@ -101,9 +90,12 @@ def _heatmap_ready_cached(template: str | None, z: bytes, shape: tuple, *args) -
     return _heatmap_ready(np.frombuffer(z, dtype=np.float64).reshape(shape), *args)
 
 
-def _plot(ready: dict, key: str | None) -> None:
-    """The one call of st.plotly_chart: a ready figure (see _ready), full width, PLOT_CONFIG."""
-    st.plotly_chart(_ReadyFigure(ready), config=PLOT_CONFIG, key=key, width="stretch")
+def _plot(ready: dict, key: str | None, *, first: bool = False, reused: bool = False) -> None:
+    """The one place a figure reaches the screen: a ready figure (see _ready) as a chart redrawn in place
+    (ui.plot_component: the same element and plot div across reruns, Plotly.react), full width, PLOT_CONFIG.
+    ``first``: redrawn before the page's other changed charts (the attention weights: a lesson's main picture).
+    ``reused``: ``ready`` comes from the heatmap cache (the same object for the same figure, never modified)."""
+    plot_component.plot(ready, PLOT_CONFIG, key, first=first, reused=reused)
 
 
 def show_figure(spec: dict, *, key: str | None = None) -> None:
@@ -134,11 +126,12 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
     texts = _fig_texts(name, title_args)
     args = (tuple(str(r) for r in rows), tuple(str(c) for c in cols), texts, weights, role, highlight_row)
     template = pio.templates.default
-    if template is None or isinstance(template, str):
+    cached = template is None or isinstance(template, str)
+    if cached:
         ready = _heatmap_ready_cached(template, A.tobytes(), A.shape, *args)
     else:  # a Template object as plotly's default is not hashable: built every time
         ready = _heatmap_ready(A, *args)
-    _plot(ready, key)
+    _plot(ready, key, first=weights, reused=cached)
     if caption:
         st.caption(caption)
 

@@ -439,9 +439,22 @@ def test_scaling_specs_do_not_follow_the_callers_arrays():
 
 
 # ------------------------------------------------------------------------- what Streamlit sends (ui/draw.py)
+def _sent(at) -> dict:
+    """What each chart of an AppTest run received, by key: st.plotly_chart's spec JSON, and for the page path's
+    in-place charts (ui.plot_component) the figure in their payload, with the default template put back as plot.js
+    puts it back in the browser."""
+    from ui import plot_component
+
+    specs = {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    for key, msg in plot_component.charts(at).items():
+        assert key not in specs, key
+        specs[key] = msg["figure"]
+    return specs
+
+
 def _page_with_both_paths():
     """Each figure drawn twice: the public builder's go.Figure through st.plotly_chart, and the page path of
-    ui/draw.py (plain dict → ready figure, heatmaps cached)."""
+    ui/draw.py (plain dict → ready figure, heatmaps cached, drawn by ui.plot_component)."""
     import numpy as np
     import streamlit as st
 
@@ -475,12 +488,76 @@ def test_streamlit_sends_the_same_json_on_the_page_path():
 
     at = AppTest.from_function(_page_with_both_paths, default_timeout=30).run()
     assert not at.exception, [e.message for e in at.exception]
-    specs = {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    assert len(at.get("plotly_chart")) == 4
+    specs = _sent(at)
     assert len(specs) == 9
     for name in ("heat", "weights", "bars", "mix"):
         assert specs[f"{name}:fast"] == specs[f"{name}:slow"], name
     assert specs["heat:cached"] == specs["heat:slow"]
     assert specs["heat:slow"]["layout"]["template"], "the default template is part of what is sent"
+
+
+def _changing_page():
+    """One heatmap whose numbers follow session_state["n"], drawn by the page path."""
+    import numpy as np
+    import streamlit as st
+
+    from ui import draw
+
+    n = st.session_state.setdefault("n", 0)
+    draw.show_heatmap("weights", np.full((2, 2), 0.25 * n), ["犬", "<b>"], ["犬", "<b>"], weights=True, key="w")
+
+
+def test_the_page_path_sends_a_keyed_in_place_chart():
+    """The chart element keeps its id across reruns (so the browser keeps the element and redraws it in place with
+    Plotly.react) while its payload follows the figure; an unchanged figure is the same bytes; the template is not
+    on the wire (plot.js adds it), the toolbar config and the accessible name are."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui import draw, plot_component
+    from ui.i18n import t
+
+    def element(at):
+        [el] = [e for e in at.get("bidi_component") if e.proto.component_name == plot_component.NAME]
+        return el.proto.id, el.proto.bytes
+
+    at = AppTest.from_function(_changing_page, default_timeout=30).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.get("plotly_chart")
+    id0, sent0 = element(at)
+    assert plot_component.charts(at).keys() == {"w"}
+    wire = json.loads(sent0)
+    assert "template" not in wire["figure"]["layout"] and wire["theme"] == plot_component.STREAMLIT_THEME
+    assert wire["config"] == draw.PLOT_CONFIG
+    assert wire["label"] == t("fig.weights.title") and "<" not in wire["label"]
+    assert plot_component.charts(at)["w"]["figure"]["layout"]["template"] == pio.templates["streamlit"].to_plotly_json()
+    at.run()
+    assert element(at) == (id0, sent0)  # same figure: same element, same bytes
+    at.session_state["n"] = 1
+    at.run()
+    id1, sent1 = element(at)
+    assert id1 == id0 and sent1 != sent0  # new numbers: same element, new payload
+    assert "0.25" in json.dumps(plot_component.charts(at)["w"]["figure"]["data"][0]["text"])
+
+
+def test_the_payload_without_orjson_is_the_same_figure(monkeypatch):
+    """orjson is optional: without it the payload's figure comes from plotly.io.to_json and decodes the same."""
+    import streamlit  # noqa: F401  (registers the "streamlit" plotly template, as in the app)
+
+    from ui import draw, plot_component
+
+    rng = np.random.default_rng(3)
+    M = rng.normal(size=(3, 4))
+    M[0, 1] = -np.inf
+    ready = draw._ready(F.heatmap_spec(M, TOKS[:3], TOKS, title="<b>T</b> &amp;", hover="%{text}", weights=False))
+    fast = plot_component.decode(plot_component.payload(ready, draw.PLOT_CONFIG))
+    monkeypatch.setattr(plot_component, "_orjson", None)
+    plot_component._payloads.clear()
+    slow = plot_component.decode(plot_component.payload(ready, draw.PLOT_CONFIG))
+    plot_component._payloads.clear()
+    assert fast == slow
+    assert fast["label"] == "T &"
+    assert fast["figure"] == json.loads(pio.to_json(ready, validate=False))
 
 
 def _scaling_page(cases):
@@ -502,7 +579,8 @@ def test_streamlit_sends_the_same_json_for_the_scaling_specs():
              for name, builder, args, kwargs in SCALING_CASES]
     at = AppTest.from_function(_scaling_page, args=(cases,), default_timeout=30).run()
     assert not at.exception, [e.message for e in at.exception]
-    specs = {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    assert len(at.get("plotly_chart")) == len(cases)
+    specs = _sent(at)
     assert len(specs) == 2 * len(cases)
     for name, *_ in cases:
         assert specs[f"{name}:now"] == specs[f"{name}:before"], name

@@ -1,0 +1,171 @@
+"""A plotly chart redrawn in place: a Streamlit custom component (``st.components.v2``) that owns one plotly div and
+calls ``Plotly.react`` with each new figure (assets/plot.js).
+
+Why: ``st.plotly_chart`` builds its element id from the figure as well as the key, so every changed figure is
+unmounted and a new chart mounted (a blank frame, and most of a slider move's time in the browser). This element's
+id comes from its key alone (``key_as_main_identity``), so the same element, and the same plot div, stays across
+reruns; a changed payload re-runs plot.js, which applies the new figure to the existing plot.
+
+What is sent: the figure's JSON (as st.plotly_chart would send it, typed arrays included) without the plotly
+template when it is Streamlit's default one: plot.js adds the template Streamlit's own chart draws with
+(assets/theme.js), so a chart looks the same and ~6 kB less is sent per figure. The payload of an unchanged figure
+is the same bytes, and plot.js does not redraw it. plotly.js is the ``plotly/package_data/plotly.min.js`` of the
+installed ``plotly`` package, served where it is (nothing copied, no CDN).
+
+Assets: a v2 component serves files only from an ``asset_dir`` declared by an installed package's pyproject.toml;
+this app is not installed (hosts install requirements.txt only), so the two asset folders are registered on the
+running Streamlit runtime the way that manifest would register them (``register_from_manifest``): the component
+``attention_lab.plot`` (assets/: plot.js, theme.js) and ``attention_lab.plotlyjs`` (plotly's package_data, only
+for plotly.min.js). Done once per runtime (AppTest makes a runtime per test app).
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+import plotly
+import plotly.io as pio
+
+try:
+    import orjson as _orjson
+except ImportError:  # optional (requirements.txt installs it): plotly.io.to_json is the fallback
+    _orjson = None
+
+HERE = Path(__file__).resolve().parent
+PLOTLY_JS_DIR = Path(plotly.__file__).resolve().parent / "package_data"
+PROJECT = "attention_lab"
+NAME = f"{PROJECT}.plot"  # the chart component
+PLOTLY_JS = f"{PROJECT}.plotlyjs"  # serves plotly.min.js from the installed plotly package
+STREAMLIT_THEME = "streamlit"  # the plotly template name st.plotly_chart's theme="streamlit" draws with
+
+_lock = threading.Lock()
+_mount = None  # the component's mount callable, made on the first call inside a Streamlit run
+_TAGS = re.compile(r"<[^>]*>")
+
+
+def _ensure_registered():
+    """The mount callable, with both asset folders registered on the active runtime's component manager."""
+    global _mount
+    from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
+    from streamlit.runtime import Runtime
+
+    manager = Runtime.instance().bidi_component_registry
+    with _lock:
+        if manager.get_component_asset_root(NAME) is None:
+            manager.register_from_manifest(
+                ComponentManifest(PROJECT, "1", [ComponentConfig("plot", "assets")]), HERE)
+            manager.register_from_manifest(
+                ComponentManifest(PROJECT, "1", [ComponentConfig("plotlyjs", ".")]), PLOTLY_JS_DIR)
+        if _mount is None:
+            from streamlit.components.v2 import component
+
+            _mount = component(NAME, js="plot.js", isolate_styles=False)
+    return _mount
+
+
+def label_of(layout: dict) -> str:
+    """A chart's accessible name: its title as plain text (tags dropped, entities decoded)."""
+    title = layout.get("title")
+    text = title.get("text", "") if isinstance(title, dict) else title or ""
+    return html.unescape(_TAGS.sub("", str(text))).strip()
+
+
+def _to_json(figure: dict) -> bytes:
+    """A figure's JSON: orjson directly when installed (~5× faster than plotly.io.to_json, which walks the figure
+    to clean it first; the ready figures hold only JSON types and typed-array dicts), else plotly.io.to_json.
+    tests/ui/test_figure_specs.py checks the result decodes to what st.plotly_chart sends."""
+    if _orjson is not None:
+        return _orjson.dumps(figure, option=_orjson.OPT_SERIALIZE_NUMPY, default=_plotly_default)
+    # fresh trace dicts: plotly.io.to_json pops "uid" from them; validate=False as st.plotly_chart does
+    return pio.to_json({"data": [dict(t) for t in figure["data"]], "layout": figure["layout"]},
+                       validate=False).encode()
+
+
+def _plotly_default(obj):
+    """What orjson cannot encode itself, encoded as plotly's JSON encoder would (then decoded back to JSON types)."""
+    from plotly.utils import PlotlyJSONEncoder
+
+    return json.loads(json.dumps(obj, cls=PlotlyJSONEncoder))
+
+
+_payloads: OrderedDict[tuple, tuple[dict, bytes]] = OrderedDict()  # (id(ready), id(config), first) → (ready, …)
+_PAYLOADS_MAX = 96  # as many as ui.draw's heatmap cache holds
+
+
+def payload(ready: dict, config: dict, first: bool = False, *, reused: bool = False) -> bytes:
+    """What the component receives for a ready figure ({data, layout} in the form go.Figure.to_dict() returns):
+    UTF-8 JSON {"figure", "config", "label", "theme", "first"}. The figure is what st.plotly_chart would send, but
+    without the template when it is Streamlit's default (theme "streamlit": plot.js adds it). Figures that ui.draw
+    reuses (its cached heatmaps, never modified: ``reused``) are encoded once. ``first``: redrawn before the page's
+    other charts."""
+    key = (id(ready), id(config), bool(first))
+    if reused:
+        hit = _payloads.get(key)
+        if hit is not None and hit[0] is ready:
+            return hit[1]
+    layout = ready["layout"]
+    theme = None
+    template = layout.get("template")
+    if template is not None and template == _cached_streamlit_template():
+        layout = {k: v for k, v in layout.items() if k != "template"}
+        theme = STREAMLIT_THEME
+    figure = _to_json({"data": ready["data"], "layout": layout})
+    out = (b'{"figure":' + figure + b',"config":' + json.dumps(config, separators=(",", ":")).encode()
+           + b',"label":' + json.dumps(label_of(ready["layout"]), ensure_ascii=False).encode()
+           + b',"theme":' + json.dumps(theme).encode() + b',"first":' + (b"true" if first else b"false") + b"}")
+    if reused:
+        with _lock:
+            _payloads[key] = (ready, out)  # holds `ready`, so its id is not reused while the entry lives
+            while len(_payloads) > _PAYLOADS_MAX:
+                _payloads.popitem(last=False)
+    return out
+
+
+_template: list = []
+
+
+def _cached_streamlit_template() -> dict:
+    """The plotly JSON of Streamlit's template (registered by ``import streamlit``), computed once."""
+    if not _template:
+        _template.append(pio.templates[STREAMLIT_THEME].to_plotly_json())
+    return _template[0]
+
+
+def decode(data: bytes) -> dict:
+    """A payload back as the figure st.plotly_chart would have sent for it (the default template put back), plus
+    its config, label and theme: for tests and benchmarks, which read what the element received."""
+    msg = json.loads(data)
+    if msg["theme"] == STREAMLIT_THEME:
+        msg["figure"]["layout"] = {"template": json.loads(json.dumps(_cached_streamlit_template())),
+                                   **msg["figure"]["layout"]}
+    return msg
+
+
+def plot(ready: dict, config: dict, key: str | None, *, first: bool = False, reused: bool = False) -> None:
+    """Draw a ready figure as the keyed in-place chart, full width of its column, its height from its layout.
+    ``first``: when a rerun changes several charts, this one is redrawn before the others (see assets/plot.js).
+    ``reused``: the caller hands the same, never modified ``ready`` again for the same figure (its payload is kept)."""
+    from streamlit.runtime import Runtime
+
+    if not Runtime.exists():  # bare `python page.py`: Streamlit draws nothing either
+        return
+    mount = _ensure_registered()
+    mount(key=key, data=payload(ready, config, first, reused=reused), width="stretch", height="content")
+
+
+def charts(at) -> dict:
+    """The in-place charts an AppTest run drew, by key: {key: decode(payload)}. AppTest has no accessor for
+    custom components; their protos are read from its element tree."""
+    from streamlit.runtime.state.common import user_key_from_element_id
+
+    out = {}
+    for el in at.get("bidi_component"):
+        proto = el.proto
+        if proto.component_name != NAME:
+            continue
+        out[user_key_from_element_id(proto.id)] = decode(proto.bytes)
+    return out

@@ -1,0 +1,161 @@
+// One plotly chart that is redrawn in place: the element stays, Plotly.react applies each new figure to the same
+// plot div (no unmount/mount, no blank or half-drawn frame between two reruns). Loaded by Streamlit as an ES module
+// (st.components.v2, isolate_styles=False, so plotly's global styles reach the chart); called again with the new
+// data whenever the element's payload changes. The payload (bytes, UTF-8 JSON, built by ui/plot_component):
+//   {"figure": {"data": [...], "layout": {...}}, "config": {...}, "label": "chart title",
+//    "theme": "streamlit" | null, "first": true | false}
+// plotly.js itself is the file the installed `plotly` Python package ships, served by Streamlit as the asset of the
+// component "attention_lab.plotlyjs" (no CDN, works offline); it is loaded once per page.
+//
+// Order: a rerun hands every changed chart of the page to this module within a few milliseconds, and each redraw
+// takes 10–40 ms. The redraws are queued and run one per task, best first: charts marked "first" (the attention
+// weights, the lesson's main picture), then charts in the viewport, then the rest in page order. Between two
+// redraws the browser may paint, so a chart shows its new numbers as soon as its own redraw is done.
+const PLOTLY_URL = new URL("../attention_lab.plotlyjs/plotly.min.js", import.meta.url).href;
+const decoder = new TextDecoder();
+
+function loadPlotly() {
+  if (window.Plotly) return Promise.resolve(window.Plotly);
+  if (!window.__attentionLabPlotly) {
+    window.__attentionLabPlotly = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = PLOTLY_URL;
+      script.async = true;
+      script.onload = () => (window.Plotly ? resolve(window.Plotly) : reject(new Error("plotly.js did not load")));
+      script.onerror = () => {
+        window.__attentionLabPlotly = null;
+        reject(new Error(`could not load plotly.js from ${PLOTLY_URL}`));
+      };
+      document.head.appendChild(script);
+    });
+  }
+  return window.__attentionLabPlotly;
+}
+loadPlotly().catch(() => {});  // start the download as soon as the first chart's module is imported
+// the theme's template: imported here (not statically) so that plotly.js is requested without waiting for it
+const template = import("./theme.js").then((module) => module.STREAMLIT_TEMPLATE).catch((err) => {
+  console.error("attention_lab.plot: no theme template (plotly's own is used)", err);
+  return undefined;
+});
+
+// ---- the redraw queue (one per page: the module is evaluated once) ---------------------------------------------
+const queue = new Map();  // plot div → its latest figure not drawn yet
+const firstDivs = new Set();  // the plot divs of the charts marked "first" on this page
+let running = false;
+let firstArrived = null;  // while drain() waits for a "first" chart's figure: call to stop waiting
+const FIRST_WAIT_MS = 30;
+const channel = new MessageChannel();  // a task without setTimeout's clamping
+let resume = null;
+channel.port1.onmessage = () => resume && resume();
+const nextTask = () => new Promise((resolve) => { resume = resolve; channel.port2.postMessage(0); });
+
+function inViewport(div) {
+  const r = div.getBoundingClientRect();
+  return r.bottom > 0 && r.top < window.innerHeight && r.width > 0;
+}
+
+function best() {
+  let pick = null;
+  let rank = Infinity;
+  for (const job of queue.values()) {  // Map order is arrival order: page order within a rerun
+    const r = job.first ? 0 : inViewport(job.div) ? 1 : 2;
+    if (r < rank) {
+      pick = job;
+      rank = r;
+      if (r === 0) break;
+    }
+  }
+  return pick;
+}
+
+async function drain() {
+  running = true;
+  try {
+    const [Plotly, streamlitTemplate] = await Promise.all([loadPlotly(), template]);
+    await nextTask();  // let the rest of this rerun's charts arrive before choosing the first one
+    if (![...queue.values()].some((job) => job.first) && [...firstDivs].some((div) => !queue.has(div))) {
+      // a "first" chart of this page has no new figure yet; the rerun may bring it a moment later (Streamlit
+      // renders a rerun's elements in a few batches): wait for it a little, not for ever (it may not change)
+      await new Promise((resolve) => {
+        const timer = setTimeout(() => { firstArrived = null; resolve(); }, FIRST_WAIT_MS);
+        firstArrived = () => { clearTimeout(timer); firstArrived = null; resolve(); };
+      });
+    }
+    while (queue.size) {
+      const job = best();
+      queue.delete(job.div);
+      if (job.theme === "streamlit" && job.layout.template === undefined) job.layout.template = streamlitTemplate;
+      try {
+        await Plotly.react(job.div, job.data, job.layout, job.config);
+        job.state.drawn = true;
+        job.state.width = job.div.clientWidth;
+      } catch (err) {
+        console.error("attention_lab.plot: could not draw the chart", job.label, err);
+      }
+      if (queue.size) await nextTask();
+    }
+  } catch (err) {  // plotly.js did not load: say so in each waiting chart; its next figure tries again
+    console.error("attention_lab.plot:", err);
+    for (const job of queue.values()) {
+      job.div.textContent = `${job.label}: ${err.message}`;
+      job.state.text = null;
+    }
+    queue.clear();
+  } finally {
+    running = false;
+    if (queue.size) drain();
+  }
+}
+
+function plotDiv(parent) {
+  let div = parent.querySelector(":scope > .al-plot");
+  if (!div) {
+    div = document.createElement("div");
+    div.className = "al-plot";
+    div.setAttribute("role", "figure");
+    div.style.width = "100%";
+    parent.appendChild(div);
+    const state = { text: null, drawn: false, width: 0 };
+    state.resize = new ResizeObserver(() => {
+      const w = div.clientWidth;
+      if (state.drawn && w > 0 && w !== state.width) {
+        state.width = w;
+        window.Plotly.Plots.resize(div);
+      }
+    });
+    state.resize.observe(div);
+    div.__attentionLab = state;
+  }
+  return div;
+}
+
+export default function (component) {
+  const { data, parentElement } = component;
+  const div = plotDiv(parentElement);
+  const state = div.__attentionLab;
+  const cleanup = () => {
+    queue.delete(div);
+    firstDivs.delete(div);
+    state.resize.disconnect();
+    if (window.Plotly) window.Plotly.purge(div);
+  };
+  if (data == null) return cleanup;
+  const text = typeof data === "string" ? data : decoder.decode(data);
+  if (text === state.text) return cleanup;  // the same figure again: nothing to redraw
+  state.text = text;
+  const { figure, config, label, theme, first } = JSON.parse(text);
+  const layout = figure.layout || {};
+  div.setAttribute("aria-label", label || "");
+  if (layout.height) div.style.height = `${layout.height}px`;  // the chart's height, reserved before plotly runs
+  queue.delete(div);  // a newer figure replaces one not drawn yet, and takes its place in the page order
+  // as st.plotly_chart does: no "Share chart" button (it would upload the chart to Plotly Cloud); the width
+  // follows the column through the ResizeObserver above, not plotly's window listener
+  const remove = [...(config.modeBarButtonsToRemove || []), "sendChartToCloud"];
+  queue.set(div, { div, state, label, theme, first: !!first, data: figure.data || [], layout,
+                   config: { ...config, modeBarButtonsToRemove: remove, responsive: false } });
+  if (first) firstDivs.add(div);
+  else firstDivs.delete(div);
+  if (first && firstArrived) firstArrived();
+  if (!running) drain();
+  return cleanup;
+}
