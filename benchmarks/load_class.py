@@ -1,0 +1,777 @@
+"""A class at once: N browser-like sessions on one server process, each moving the Q·K·V page's d_model slider.
+
+Starts the app (``streamlit run app.py`` on 127.0.0.1, a free port in 8620-8639), then talks to it the way the
+browser's JavaScript does, at the protocol level (no browser):
+  1. ``GET /_stcore/health`` (sets the ``_streamlit_xsrf`` cookie) and ``GET /_stcore/host-config``;
+  2. a websocket to ``/_stcore/stream`` with that cookie, an ``Origin`` header and the subprotocols
+     ``["streamlit", <the XSRF cookie's value>]`` (the frontend passes the token as the second subprotocol entry),
+     permessage-deflate offered as browsers do;
+  3. a ``BackMsg.rerun_script`` (``ClientState``) for ``/qkv`` (page name, empty page hash, context info), then
+     for every slider move a ``rerun_script`` carrying every widget state the page shows (as the frontend's
+     WidgetStateManager keeps them: each widget's value from the ForwardMsg deltas, a moved widget's new value),
+     the page script hash (from the ``Navigation`` ForwardMsg) and the id of the ``st.fragment`` the slider sits in (the
+     ``fragment_id`` of the delta that carried it), the current query string and the hashes of the cached
+     ForwardMsgs (the frontend's message cache is emulated, ``ref_hash`` messages resolved from it).
+A move is timed from sending its BackMsg to the ``script_finished`` ForwardMsg of the run it caused. A move counts
+as done only if the run finished successfully, no ``exception`` element came with it, and the new d_model reached
+the lesson state (the ``dm=`` of the query string the page publishes and the slider's returned value); anything
+else (timeouts, closed sockets, exceptions, a move without effect) is an error.
+
+Server figures come from /proc/<pid> of the streamlit process: CPU (utime+stime) over the moving phase divided by
+the moves served, and VmRSS sampled twice a second. The machine's other load (every CPU on /proc/stat minus the
+server and this client) is printed too: on a shared 2-core machine it tells whether a figure is to be trusted.
+
+Modes (each on a fresh server; run only one load test at a time on a 2-core machine):
+  default           --sessions N (40) for --seconds S (60), think time 1-3 s between moves (closed loop)
+  --soak N          N d_model reruns back to back in one session (after a warm-up), RSS growth and CPU per move
+  --idle N          RSS held per idle session: N sessions open /qkv and sit, RSS delta / N
+  --no-post-gc      start the server with ``--runner.postScriptGC false`` (no gc.collect(2) after every run)
+  --post-gc         start it with ``--runner.postScriptGC true`` (Streamlit's default); without either flag the
+                    app's .streamlit/config.toml decides, and the printout says which value was in effect
+
+Usage:  .venv/bin/python benchmarks/load_class.py [--sessions 40] [--seconds 60] [--soak 1000] [--idle 20]
+                                                  [--no-post-gc | --post-gc] [--app-dir DIR] [--quiet-wait S]
+                                                  [--port 8620] [--seed 1] [--json out.json]
+A shared 2-core machine: pass e.g. --quiet-wait 1800 so a measurement starts only when nothing else is busy, and
+read the "other processes" line of every result.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
+PORTS = range(8620, 8640)
+PAGE = "qkv"
+SLIDER_KEY = "qkv.dm"
+DIM_MIN, DIM_MAX = 1, 16  # attention_core.lessons.DIM_MIN/DIM_MAX (not imported: this script only speaks HTTP)
+CLK = os.sysconf("SC_CLK_TCK")
+MOVE_TIMEOUT = 30.0
+LOAD_TIMEOUT = 120.0
+FINISHED_OK = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
+
+
+# ---- the server process ------------------------------------------------------------------------------------------
+def free_port(wanted: int | None) -> int:
+    for port in ([wanted] if wanted else PORTS):
+        if port not in PORTS:
+            sys.exit(f"port {port} is outside 8620-8639")
+        with socket.socket() as s:
+            try:
+                s.bind((HOST, port))
+                return port
+            except OSError:
+                continue
+    sys.exit("no free port in 8620-8639")
+
+
+class Server:
+    """``streamlit run app.py`` on 127.0.0.1; /proc readings of its process; stopped by its own pid only."""
+
+    def __init__(self, port: int, post_gc: bool | None, app_dir: Path = ROOT):
+        """post_gc None: whatever the app's .streamlit/config.toml says (Streamlit's default: on)."""
+        self.port = port
+        self.app_dir = app_dir
+        self.forced = post_gc is not None
+        self.post_gc = configured_post_gc(app_dir) if post_gc is None else post_gc
+        self.log = tempfile.NamedTemporaryFile(prefix="load_class_server_", suffix=".log", delete=False)
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        cmd = [str(ROOT / ".venv/bin/python"), "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
+               "--server.headless", "true", "--server.address", HOST]
+        if self.forced:
+            cmd += ["--runner.postScriptGC", "true" if self.post_gc else "false"]
+        self.proc = subprocess.Popen(cmd, cwd=self.app_dir, stdout=self.log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}:\n{self.log_text()[-2000:]}")
+            try:
+                status, _, _ = asyncio.run(http_get(self.port, "/_stcore/health"))
+                if status == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.3)
+        raise RuntimeError("server not healthy after 60 s")
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+
+    def log_text(self) -> str:
+        self.log.flush()
+        return Path(self.log.name).read_text(errors="replace")
+
+    def cpu_s(self, main_thread: bool = False) -> float:
+        """utime + stime of the server process (all its threads), seconds; main_thread: of its main thread only,
+        the one running the event loop (HTTP, websockets, sending ForwardMsgs) - the rest is mostly script runs."""
+        path = f"/proc/{self.proc.pid}/task/{self.proc.pid}/stat" if main_thread else f"/proc/{self.proc.pid}/stat"
+        with open(path) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLK
+
+    def mem_mb(self, what: str = "VmRSS") -> float:
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith(what + ":"):
+                    return int(line.split()[1]) / 1024
+        raise RuntimeError(what)
+
+
+def configured_post_gc(app_dir: Path) -> bool:
+    path = app_dir / ".streamlit" / "config.toml"
+    if not path.exists():
+        return True
+    with open(path, "rb") as f:
+        return bool(tomllib.load(f).get("runner", {}).get("postScriptGC", True))
+
+
+def machine_jiffies() -> tuple[int, int]:
+    """(busy, total) jiffies of all CPUs from /proc/stat."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    idle = v[3] + v[4]
+    return sum(v) - idle, sum(v)
+
+
+def wait_quiet(limit_s: float, threshold: float = 0.15, window: float = 5.0, windows: int = 3) -> float:
+    """Wait (at most limit_s) until the rest of the machine used less than `threshold` cores in `windows`
+    consecutive windows of `window` seconds; returns the last reading. A load test next to a browser test measures
+    the browser test too."""
+    deadline = time.monotonic() + limit_s
+    quiet = 0
+    last_note = 0.0
+    while True:
+        b0, own0 = machine_jiffies()[0], own_cpu_s()
+        time.sleep(window)
+        busy = max(0.0, (machine_jiffies()[0] - b0) / CLK - (own_cpu_s() - own0)) / window
+        quiet = quiet + 1 if busy < threshold else 0
+        if quiet >= windows or time.monotonic() >= deadline:
+            return busy
+        if busy >= threshold and time.monotonic() - last_note > 60:
+            print(f"  (machine busy with {busy:.2f} cores of other work: waiting)", flush=True)
+            last_note = time.monotonic()
+
+
+def own_cpu_s() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+# ---- HTTP and the browser-like session ---------------------------------------------------------------------------
+async def http_get(port: int, path: str, cookie: str = "") -> tuple[int, dict[str, str], bytes]:
+    reader, writer = await asyncio.open_connection(HOST, port)
+    try:
+        head = f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nConnection: close\r\n"
+        if cookie:
+            head += f"Cookie: {cookie}\r\n"
+        writer.write((head + "\r\n").encode())
+        await writer.drain()
+        raw = await reader.read()
+    finally:
+        writer.close()
+    header, _, body = raw.partition(b"\r\n\r\n")
+    lines = header.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers.setdefault(name.strip().lower(), value.strip())
+    return int(lines[0].split()[1]), headers, body
+
+
+@dataclass
+class Run:
+    """What one rerun sent back."""
+    status: int = -1
+    seconds: float = 0.0
+    n_msgs: int = 0
+    n_bytes: int = 0
+    exceptions: int = 0
+    fragment_ids: tuple[str, ...] = ()
+
+
+class MessageCache:
+    """The frontend's ForwardMsg cache (ForwardMsgCache in the JS): cacheable messages by hash, aged per finished
+    run, their hashes sent with every rerun so the server may send ``ref_hash`` instead of the message."""
+
+    def __init__(self):
+        self.msgs: dict[str, list] = {}  # hash -> [encoded, run count when last used, fragment id]
+        self.runs = 0
+
+    def resolve(self, msg: ForwardMsg, raw: bytes) -> ForwardMsg:
+        if msg.WhichOneof("type") == "ref_hash":
+            entry = self.msgs[msg.ref_hash]  # KeyError: the server referred to a message we do not have
+            entry[1] = self.runs
+            return ForwardMsg.FromString(entry[0])
+        if msg.metadata.cacheable and msg.hash:
+            if msg.hash in self.msgs:
+                self.msgs[msg.hash][1] = self.runs
+            else:
+                self.msgs[msg.hash] = [raw, self.runs, msg.delta.fragment_id if msg.HasField("delta") else ""]
+        return msg
+
+    def run_finished(self, max_age: int, fragment_ids: tuple[str, ...]) -> None:
+        self.runs += 1
+        for h, (_, used, frag) in list(self.msgs.items()):
+            if fragment_ids and (not frag or frag not in fragment_ids):
+                continue
+            if self.runs - used > max_age:
+                del self.msgs[h]
+
+
+class Session:
+    """One browser tab on /qkv, at the protocol level."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.ws = None
+        self.reader: asyncio.Task | None = None
+        self.widgets: dict[str, WidgetState] = {}  # the frontend's widget states, by widget id
+        self.widget_fragment: dict[str, str] = {}
+        self.seen_this_run: set[str] = set()
+        self.page_hash = ""
+        self.query_string = ""
+        self.max_age = 2
+        self.cache = MessageCache()
+        self.slider_id = ""
+        self.slider_fragment = ""
+        self.pending: asyncio.Future | None = None
+        self.run = Run()
+        self.closed_reason = ""
+
+    async def open(self) -> None:
+        status, headers, _ = await http_get(self.port, "/_stcore/health")
+        if status != 200:
+            raise RuntimeError(f"health {status}")
+        cookie = headers.get("set-cookie", "").split(";")[0]  # _streamlit_xsrf=2|mask|token|time
+        token = cookie.partition("=")[2]
+        status, _, _ = await http_get(self.port, "/_stcore/host-config", cookie)
+        if status != 200:
+            raise RuntimeError(f"host-config {status}")
+        origin = f"http://{HOST}:{self.port}"
+        self.ws = await connect(f"ws://{HOST}:{self.port}/_stcore/stream", subprotocols=["streamlit", token],
+                                additional_headers={"Cookie": cookie, "Origin": origin}, max_size=None,
+                                open_timeout=60, ping_interval=None)
+        if self.ws.subprotocol != "streamlit":
+            raise RuntimeError(f"subprotocol {self.ws.subprotocol!r}")
+        self.reader = asyncio.create_task(self._read())
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+        if self.reader is not None:
+            await asyncio.gather(self.reader, return_exceptions=True)
+
+    # -- what the browser sends
+    async def rerun(self, *, fragment_id: str = "", timeout: float = MOVE_TIMEOUT) -> Run:
+        msg = BackMsg()
+        cs = msg.rerun_script
+        cs.query_string = self.query_string
+        cs.widget_states.widgets.extend(self.widgets.values())
+        cs.page_script_hash = self.page_hash
+        if not self.page_hash:
+            cs.page_name = PAGE  # first load of /qkv: the frontend sends the URL's page name, no hash yet
+        cs.fragment_id = fragment_id
+        cs.cached_message_hashes.extend(self.cache.msgs)
+        ci = cs.context_info
+        ci.timezone, ci.timezone_offset, ci.locale = "Asia/Tokyo", -540, "ja-JP"
+        ci.url = f"http://{HOST}:{self.port}/{PAGE}" + (f"?{self.query_string}" if self.query_string else "")
+        ci.is_embedded, ci.color_scheme = False, "light"
+        self.run = Run()
+        self.seen_this_run = set()
+        self.pending = asyncio.get_running_loop().create_future()
+        t0 = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        try:
+            run = await asyncio.wait_for(self.pending, timeout)
+        finally:
+            self.pending = None
+        run.seconds = time.perf_counter() - t0
+        return run
+
+    async def load(self) -> Run:
+        run = await self.rerun(timeout=LOAD_TIMEOUT)
+        if not self.slider_id:
+            raise RuntimeError(f"no widget with key {SLIDER_KEY!r} on /{PAGE}")
+        return run
+
+    def slider_value(self) -> int:
+        return round(self.widgets[self.slider_id].double_array_value.data[0])
+
+    async def move(self, value: int) -> tuple[Run, str]:
+        """Move the d_model slider as a person does: its new value in the widget states, rerun of its fragment.
+        Returns the run and '' or what went wrong."""
+        state = self.widgets[self.slider_id]
+        del state.double_array_value.data[:]
+        state.double_array_value.data.append(float(value))
+        run = await self.rerun(fragment_id=self.slider_fragment)
+        if run.status not in FINISHED_OK:
+            return run, f"status {run.status}"
+        if run.exceptions:
+            return run, "exception element"
+        if f"dm={value}" not in self.query_string.split("&") or self.slider_value() != value:
+            return run, "move without effect"
+        return run, ""
+
+    # -- what the browser receives
+    async def _read(self) -> None:
+        try:
+            async for raw in self.ws:
+                self._on_message(raw)
+        except ConnectionClosed as e:
+            self.closed_reason = f"closed {e.rcvd.code if e.rcvd else ''}"
+        except Exception as e:  # a bug here must fail the move, not hang it
+            self.closed_reason = f"client error {e!r}"
+        if not self.closed_reason:
+            self.closed_reason = "closed"
+        if self.pending is not None and not self.pending.done():
+            self.pending.set_exception(ConnectionError(self.closed_reason))
+
+    def _on_message(self, raw: bytes) -> None:
+        msg = self.cache.resolve(ForwardMsg.FromString(raw), raw)
+        self.run.n_msgs += 1
+        self.run.n_bytes += len(raw)
+        kind = msg.WhichOneof("type")
+        if kind == "delta":
+            self._on_delta(msg.delta)
+        elif kind == "new_session":
+            self.max_age = msg.new_session.config.max_cached_message_age
+        elif kind == "navigation":  # st.navigation: the page that ran (NewSession's hash is app.py's, the frame)
+            self.page_hash = msg.navigation.page_script_hash
+        elif kind == "page_info_changed":
+            self.query_string = msg.page_info_changed.query_string
+        elif kind == "script_finished":
+            status = msg.script_finished
+            if status == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                return  # st.rerun inside the run: the next run's finish ends this rerun
+            frags = tuple(msg.metadata.run.fragment_ids)
+            self._remove_inactive(frags)
+            self.cache.run_finished(self.max_age, frags)
+            self.run.status = status
+            self.run.fragment_ids = frags
+            if self.pending is not None and not self.pending.done():
+                self.pending.set_result(self.run)
+
+    def _on_delta(self, delta) -> None:
+        which = delta.WhichOneof("type")
+        if which == "new_element":
+            el = delta.new_element
+            kind = el.WhichOneof("type")
+            if kind == "exception":
+                self.run.exceptions += 1
+                return
+            sub = getattr(el, kind) if kind else None
+            if sub is not None and getattr(sub, "id", ""):
+                self._widget(kind, sub, delta.fragment_id)
+
+    def _widget(self, kind: str, el, fragment_id: str) -> None:
+        """Record a widget's value as the frontend does when it draws it: the value the server set, else the value
+        the frontend already holds, else the widget's default. Buttons (triggers) hold no value between runs."""
+        wid = el.id
+        old = self.widgets.get(wid)
+        new = WidgetState(id=wid)
+        if kind == "slider":
+            if el.set_value:
+                values = list(el.value)
+            else:
+                values = list(old.double_array_value.data) if old else list(el.default)
+            new.double_array_value.data.extend(values)
+        elif kind in ("selectbox", "radio"):
+            if el.set_value and el.HasField("raw_value"):
+                new.string_value = el.raw_value
+            elif old is not None:
+                new.CopyFrom(old)
+            elif el.HasField("default") and 0 <= el.default < len(el.options):
+                new.string_value = el.options[el.default]
+            else:
+                return
+        elif kind == "text_input":
+            if el.set_value:
+                new.string_value = el.value
+            elif old is not None:
+                new.CopyFrom(old)
+            else:
+                new.string_value = el.default
+        else:
+            return  # buttons (triggers), expanders never toggled (a browser sends no state for them) and the rest
+        self.widgets[wid] = new
+        self.widget_fragment[wid] = fragment_id
+        self.seen_this_run.add(wid)
+        if wid.endswith("-" + SLIDER_KEY):
+            self.slider_id, self.slider_fragment = wid, fragment_id
+
+    def _remove_inactive(self, fragment_ids: tuple[str, ...]) -> None:
+        """Drop the states of widgets the finished run no longer drew (all of them in a full run, those of the rerun
+        fragments in a fragment run), as the frontend's removeInactiveWidgetState does."""
+        for wid in list(self.widgets):
+            if wid in self.seen_this_run:
+                continue
+            if not fragment_ids or self.widget_fragment.get(wid) in fragment_ids:
+                del self.widgets[wid]
+                del self.widget_fragment[wid]
+
+
+# ---- figures -----------------------------------------------------------------------------------------------------
+def pct(xs: list[float], p: float) -> float:
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    k = (len(s) - 1) * p / 100
+    lo = int(k)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (k - lo)
+
+
+def ms_summary(seconds: list[float]) -> dict:
+    ms = [x * 1e3 for x in seconds]
+    return {"n": len(ms), "p50_ms": pct(ms, 50), "p95_ms": pct(ms, 95), "p99_ms": pct(ms, 99),
+            "max_ms": max(ms) if ms else float("nan"), "mean_ms": statistics.fmean(ms) if ms else float("nan")}
+
+
+def fmt_ms(s: dict) -> str:
+    return (f"p50 {s['p50_ms']:.0f} ms, p95 {s['p95_ms']:.0f} ms, p99 {s['p99_ms']:.0f} ms, max {s['max_ms']:.0f} ms"
+            f" (n={s['n']})")
+
+
+@dataclass
+class Meter:
+    """Server CPU, machine CPU and this client's CPU over a window."""
+    server: Server
+    t0: float = field(init=False)
+    cpu0: float = field(init=False)
+    mach0: tuple[int, int] = field(init=False)
+    own0: float = field(init=False)
+    loop0: float = field(init=False)
+
+    def __post_init__(self):
+        self.t0, self.cpu0, self.mach0, self.own0 = (time.monotonic(), self.server.cpu_s(), machine_jiffies(),
+                                                     own_cpu_s())
+        self.loop0 = self.server.cpu_s(main_thread=True)
+
+    def read(self) -> dict:
+        wall = time.monotonic() - self.t0
+        server = self.server.cpu_s() - self.cpu0
+        busy1, total1 = machine_jiffies()
+        busy = (busy1 - self.mach0[0]) / CLK
+        client = own_cpu_s() - self.own0
+        loop = self.server.cpu_s(main_thread=True) - self.loop0
+        return {"wall_s": wall, "server_cpu_s": server, "server_loop_cpu_s": loop, "client_cpu_s": client,
+                "server_cores": server / wall, "client_cores": client / wall,
+                "other_cores": max(0.0, busy - server - client) / wall, "machine_busy_cores": busy / wall}
+
+
+async def sample_rss(server: Server, into: list[float], stop: asyncio.Event, every: float = 0.5) -> None:
+    while not stop.is_set():
+        into.append(server.mem_mb())
+        try:
+            await asyncio.wait_for(stop.wait(), every)
+        except TimeoutError:
+            pass
+
+
+def server_log_problems(server: Server) -> list[str]:
+    return [line for line in server.log_text().splitlines()
+            if any(w in line for w in ("Traceback", "Error", "Exception", "WARNING"))]
+
+
+async def warm_up(port: int) -> None:
+    """One session loads /qkv and moves d_model through every value once: imports, caches and first-run costs
+    happen here, not in the measurement."""
+    s = Session(port)
+    await s.open()
+    await s.load()
+    for v in list(range(DIM_MIN, DIM_MAX + 1)) + [4]:
+        if v != s.slider_value():
+            _, err = await s.move(v)
+            if err:
+                raise RuntimeError(f"warm-up move failed: {err}")
+    await s.close()
+
+
+# ---- the modes ---------------------------------------------------------------------------------------------------
+async def load_test(server: Server, n: int, seconds: float, seed: int) -> dict:
+    rss_start = server.mem_mb()
+    await warm_up(server.port)
+    await asyncio.sleep(2)
+    rss_before = server.mem_mb()
+    rss_samples: list[float] = []
+    stop = asyncio.Event()
+    sampler = asyncio.create_task(sample_rss(server, rss_samples, stop))
+
+    sessions = [Session(server.port) for _ in range(n)]
+    meter_load = Meter(server)
+
+    async def open_and_load(s: Session):
+        await s.open()
+        return await s.load()
+
+    loads = await asyncio.gather(*(open_and_load(s) for s in sessions), return_exceptions=True)
+    load_cpu = meter_load.read()
+    load_errors = [repr(r) for r in loads if isinstance(r, BaseException)]
+    live = [s for s, r in zip(sessions, loads) if not isinstance(r, BaseException)]
+    await asyncio.sleep(3)  # settle: what N connected idle sessions cost
+    rss_connected = server.mem_mb()
+
+    latencies: list[float] = []
+    bytes_per_move: list[int] = []
+    errors: dict[str, int] = {}
+    meter = Meter(server)
+    deadline = time.monotonic() + seconds
+
+    async def student(i: int, s: Session) -> None:
+        rng = random.Random(seed * 1000 + i)
+        while True:
+            think = rng.uniform(1.0, 3.0)
+            if time.monotonic() + think >= deadline:
+                return  # the next move would come after the end: this student is done
+            await asyncio.sleep(think)
+            v = rng.choice([x for x in range(DIM_MIN, DIM_MAX + 1) if x != s.slider_value()])
+            try:
+                run, err = await s.move(v)
+            except (TimeoutError, ConnectionError) as e:
+                key = type(e).__name__ + (f" {e}" if str(e) else "")
+                errors[key] = errors.get(key, 0) + 1
+                return  # the session's state is unknown now: it stops
+            if err:
+                errors[err] = errors.get(err, 0) + 1
+            else:
+                latencies.append(run.seconds)
+                bytes_per_move.append(run.n_bytes)
+
+    await asyncio.gather(*(student(i, s) for i, s in enumerate(live)))
+    window = meter.read()
+    stop.set()
+    await sampler
+    await asyncio.gather(*(s.close() for s in live), return_exceptions=True)
+    await asyncio.sleep(5)
+    rss_after = server.mem_mb()
+    moves = len(latencies)
+    n_err = sum(errors.values())
+    return {
+        "mode": "load", "sessions": n, "seconds": seconds, "post_gc": server.post_gc,
+        "initial_load": ms_summary([r.seconds for r in loads if isinstance(r, Run)]),
+        "initial_load_errors": load_errors, "load_server_cpu_s": load_cpu["server_cpu_s"],
+        "moves": moves, "errors": n_err, "error_kinds": errors,
+        "offered_moves_per_s": len(live) / 2.0,  # mean think time 2 s (latency not counted)
+        "served_moves_per_s": (moves + n_err) / window["wall_s"],
+        "latency": ms_summary(latencies),
+        "server_cpu_ms_per_move": window["server_cpu_s"] / max(moves, 1) * 1e3,
+        "server_loop_cpu_ms_per_move": window["server_loop_cpu_s"] / max(moves, 1) * 1e3,
+        "kb_per_move": statistics.fmean(bytes_per_move) / 1024 if bytes_per_move else float("nan"),
+        "window": window,
+        "rss_mb": {"server_started": rss_start, "before": rss_before, "connected": rss_connected,
+                   "during_max": max(rss_samples), "during_mean": statistics.fmean(rss_samples),
+                   "during_last": rss_samples[-1], "after_close_5s": rss_after, "hwm": server.mem_mb("VmHWM")},
+        "server_log_problems": server_log_problems(server)[:20],
+    }
+
+
+async def soak(server: Server, n: int) -> dict:
+    await warm_up(server.port)
+    s = Session(server.port)
+    await s.open()
+    await s.load()
+    cycle = [v for v in range(DIM_MIN, DIM_MAX + 1)]
+    i = 0
+
+    async def moves(k: int, into: list[float]) -> int:
+        nonlocal i
+        errs = 0
+        for _ in range(k):
+            v = cycle[i % len(cycle)]
+            i += 1
+            if v == s.slider_value():
+                v = cycle[i % len(cycle)]
+                i += 1
+            run, err = await s.move(v)
+            if err:
+                errs += 1
+            else:
+                into.append(run.seconds)
+        return errs
+
+    warm: list[float] = []
+    errors = await moves(2 * len(cycle), warm)  # every d_model twice in this session before the measurement
+    await asyncio.sleep(1)
+    rss0 = server.mem_mb()
+    lat: list[float] = []
+    curve = [(0, rss0)]
+    meter = Meter(server)
+    step = max(1, n // 10)
+    done = 0
+    while done < n:
+        k = min(step, n - done)
+        errors += await moves(k, lat)
+        done += k
+        curve.append((done, server.mem_mb()))
+    window = meter.read()
+    await asyncio.sleep(1)
+    rss_end = server.mem_mb()
+    await s.close()
+    await asyncio.sleep(5)
+    half = [p for p in curve if p[0] >= n / 2]
+    slope = _slope(half) * 1000 if len(half) >= 2 else float("nan")
+    return {
+        "mode": "soak", "reruns": n, "post_gc": server.post_gc, "errors": errors,
+        "latency": ms_summary(lat), "server_cpu_ms_per_move": window["server_cpu_s"] / max(len(lat), 1) * 1e3,
+        "server_loop_cpu_ms_per_move": window["server_loop_cpu_s"] / max(len(lat), 1) * 1e3,
+        "window": window,
+        "rss_mb": {"after_warmup": rss0, "end": rss_end, "growth": rss_end - rss0,
+                   "slope_second_half_mb_per_1000": slope, "curve": curve, "after_close_5s": server.mem_mb(),
+                   "hwm": server.mem_mb("VmHWM")},
+        "server_log_problems": server_log_problems(server)[:20],
+    }
+
+
+def _slope(points: list[tuple[int, float]]) -> float:
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    den = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den if den else float("nan")
+
+
+async def idle(server: Server, n: int) -> dict:
+    await warm_up(server.port)
+    keeper = Session(server.port)  # one session stays open, so the baseline already holds one session's share
+    await keeper.open()
+    await keeper.load()
+    await asyncio.sleep(3)
+    rss0 = server.mem_mb()
+    sessions = [Session(server.port) for _ in range(n)]
+    for s in sessions:  # one after another: the figure is memory, not load time
+        await s.open()
+        await s.load()
+    await asyncio.sleep(5)
+    rss1 = server.mem_mb()
+    await asyncio.gather(*(s.close() for s in sessions + [keeper]), return_exceptions=True)
+    await asyncio.sleep(5)
+    return {"mode": "idle", "sessions": n, "post_gc": server.post_gc, "rss_mb": {
+        "before": rss0, "with_sessions": rss1, "per_session": (rss1 - rss0) / n, "after_close_5s": server.mem_mb()},
+        "server_log_problems": server_log_problems(server)[:20]}
+
+
+# ---- printing ----------------------------------------------------------------------------------------------------
+def print_result(r: dict) -> None:
+    how = "forced by flag" if r["post_gc_forced"] else "from the app's config.toml / Streamlit's default"
+    gc_txt = f"postScriptGC {'on' if r['post_gc'] else 'off'} ({how})"
+    if r["mode"] == "load":
+        w, m = r["window"], r["rss_mb"]
+        print(f"== load: {r['sessions']} sessions, {r['seconds']:.0f} s, think 1-3 s, {gc_txt}")
+        print(f"  initial page loads: {fmt_ms(r['initial_load'])}; errors {len(r['initial_load_errors'])}")
+        print(f"  slider move -> script_finished: {fmt_ms(r['latency'])}")
+        print(f"  errors: {r['errors']} {r['error_kinds'] or ''}")
+        print(f"  moves served {r['served_moves_per_s']:.1f}/s of ~{r['offered_moves_per_s']:.1f}/s asked;"
+              f" {r['kb_per_move']:.0f} KB sent per move")
+        print(f"  server CPU per move: {r['server_cpu_ms_per_move']:.1f} ms, of which the event-loop thread"
+              f" {r['server_loop_cpu_ms_per_move']:.1f} ms ({w['server_cores']:.2f} cores busy)")
+        print(f"  machine: server {w['server_cores']:.2f}, this client {w['client_cores']:.2f},"
+              f" other processes {w['other_cores']:.2f} cores (of {os.cpu_count()})")
+        print(f"  server RSS MB: started {m['server_started']:.0f}, before (after warm-up) {m['before']:.0f},"
+              f" {r['sessions']} connected {m['connected']:.0f}, during max {m['during_max']:.0f} / mean"
+              f" {m['during_mean']:.0f}, after close +5 s {m['after_close_5s']:.0f}, peak {m['hwm']:.0f}")
+    elif r["mode"] == "soak":
+        m, w = r["rss_mb"], r["window"]
+        print(f"== soak: {r['reruns']} d_model reruns in one session, back to back, {gc_txt}")
+        print(f"  latency: {fmt_ms(r['latency'])}; errors {r['errors']}")
+        print(f"  server CPU per move: {r['server_cpu_ms_per_move']:.1f} ms, of which the event-loop thread"
+              f" {r['server_loop_cpu_ms_per_move']:.1f} ms;"
+              f" other processes {w['other_cores']:.2f} cores")
+        print(f"  server RSS MB: after warm-up {m['after_warmup']:.1f}, end {m['end']:.1f},"
+              f" growth {m['growth']:+.1f} MB; slope over the second half {m['slope_second_half_mb_per_1000']:+.1f}"
+              f" MB/1000 reruns; peak {m['hwm']:.0f}")
+        print("  RSS curve: " + ", ".join(f"{k}:{v:.0f}" for k, v in m["curve"]))
+    else:
+        m = r["rss_mb"]
+        print(f"== idle: {r['sessions']} sessions open /qkv and sit, {gc_txt}")
+        print(f"  server RSS MB: before {m['before']:.1f}, with {r['sessions']} more sessions"
+              f" {m['with_sessions']:.1f} -> {m['per_session']:.2f} MB per idle session;"
+              f" after close +5 s {m['after_close_5s']:.1f}")
+    other = r.get("window", {}).get("other_cores")
+    if other is not None and other > 0.2:
+        print(f"  WARNING: other processes used {other:.2f} cores during the measurement: the figures are not clean")
+    if r["server_log_problems"]:
+        print("  server log:", *r["server_log_problems"][:5], sep="\n    ")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sessions", type=int, default=None, help="concurrent sessions (default 40 unless only "
+                    "--soak/--idle is given)")
+    ap.add_argument("--seconds", type=float, default=60.0, help="moving phase of the load test (default 60)")
+    ap.add_argument("--soak", type=int, default=0, metavar="N", help="N reruns in one session, memory growth")
+    ap.add_argument("--idle", type=int, default=0, metavar="N", help="RSS per idle session over N sessions")
+    gc = ap.add_mutually_exclusive_group()
+    gc.add_argument("--no-post-gc", dest="post_gc", action="store_false", default=None,
+                    help="server with --runner.postScriptGC false (no gc.collect(2) after every run)")
+    gc.add_argument("--post-gc", dest="post_gc", action="store_true", help="server with --runner.postScriptGC true")
+    ap.add_argument("--port", type=int, default=None, help="a port in 8620-8639 (default: the first free one)")
+    ap.add_argument("--app-dir", type=Path, default=ROOT, help="run app.py of this tree (e.g. an export of a commit:"
+                    " `git archive HEAD | tar -x -C DIR`) with this checkout's .venv; default: this checkout")
+    ap.add_argument("--quiet-wait", type=float, default=0.0, metavar="S", help="before each mode wait up to S seconds"
+                    " until other processes use < 0.15 cores (default 0: start at once, just report the load)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", type=Path, default=None, help="also write the results here")
+    args = ap.parse_args()
+    if not (ROOT / ".venv/bin/python").exists():
+        sys.exit("no .venv: run `make install-dev` first")
+    sessions = args.sessions if args.sessions is not None else (0 if (args.soak or args.idle) else 40)
+    if sessions < 0 or args.seconds <= 0 or args.seconds > 3600 or args.soak < 0 or args.idle < 0:
+        sys.exit("bad arguments: sessions/soak/idle >= 0, 0 < seconds <= 3600")
+    modes = []
+    if sessions:
+        modes.append(("load", lambda srv: load_test(srv, sessions, args.seconds, args.seed)))
+    if args.soak:
+        modes.append(("soak", lambda srv: soak(srv, args.soak)))
+    if args.idle:
+        modes.append(("idle", lambda srv: idle(srv, args.idle)))
+    results = []
+    for _, run in modes:
+        before = wait_quiet(args.quiet_wait) if args.quiet_wait else None
+        server = Server(free_port(args.port), post_gc=args.post_gc, app_dir=args.app_dir.resolve())
+        try:
+            server.start()
+            r = asyncio.run(run(server))
+        finally:
+            server.stop()
+        r["other_cores_before"] = before
+        r["post_gc_forced"] = server.forced
+        r["server_log"] = server.log.name
+        r["app_dir"] = str(args.app_dir.resolve())
+        print_result(r)
+        results.append(r)
+        sys.stdout.flush()
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
