@@ -102,7 +102,7 @@ def matrix_editor(key: str, M: np.ndarray, row_labels: list[str], col_labels: li
 
 def mask_editor(key: str, mask: np.ndarray, row_labels, col_labels, *, commit: Callable[[np.ndarray], None]) -> None:
     """An editable grid of tick boxes for a boolean mask (ticked = True = may attend); each edit is passed to
-    ``commit`` as the whole (r, c) bool mask. Labels are numbered ("1 犬"), so repeated tokens stay apart."""
+    ``commit`` as the whole (r, c) bool mask. Labels are numbered ("1 <token>"), so repeated tokens stay apart."""
     rows = [f"{i + 1} {x}" for i, x in enumerate(row_labels)]
     cols = [f"{j + 1} {x}" for j, x in enumerate(col_labels)]
     _grid(key, np.asarray(mask, dtype=bool), rows, cols, show=bool, read=bool,
