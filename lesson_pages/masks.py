@@ -14,10 +14,6 @@ FLOW = [("weights", "flow.scores"), ("weights", "flow.scale"), ("mask", "masks.f
         ("mask", "masks.flow.masked"), ("weights", "flow.softmax"), ("out", "flow.mix")]
 
 
-def _labels(toks) -> list[str]:
-    return list(toks)
-
-
 def _token_list(toks) -> str:
     return " / ".join(draw.md_escape(x) for x in toks)
 
@@ -40,7 +36,7 @@ def causal_section(page: runtime.Page) -> None:
         st.info(t("qkv.no_tokens"), icon=":material/edit_note:")
         return
     draw.pipeline_strip(FLOW)
-    toks = _labels(lesson.tokens(state.text))
+    toks = list(lesson.tokens(state.text))
     allowed = np.isfinite(steps.scaled_scores)
     c1, c2 = st.columns(2)
     with c1:
@@ -79,7 +75,7 @@ def generation_section(page: runtime.Page) -> None:
         st.markdown(t("masks.out.visible", t=tt, tokens=_token_list(toks[:tt]), hidden=_token_list(toks[tt:])))
     else:
         st.markdown(t("masks.out.visible_all", t=tt))
-    labels = _labels(toks)
+    labels = list(toks)
     draw.show_heatmap("step_alone", alone[None, :], [labels[step]], labels[:tt], weights=True,
                       key="masks.fig.step_alone", title_args={"t": tt, "token": F.escape(toks[step])})
     draw.show_heatmap("step_full", full_row[None, :], [labels[step]], labels, weights=True,
@@ -117,7 +113,7 @@ def padding_section(page: runtime.Page) -> None:
     bind.field(page, st.radio, "item", t("masks.ctl.item"), convert=int, options=[0, 1], horizontal=True,
                format_func=lambda i: t("masks.item.label", b=i + 1, tokens=" ".join(b.tokens[i])))
     state = page.state
-    toks = _labels(b.tokens[state.item])
+    toks = list(b.tokens[state.item])
     causal, pad, both = lesson.batch_masks(state)
     cols = st.columns(3)
     for col, name, m in zip(cols, ("causal", "padding", "combined"), (causal, pad, both)):
@@ -151,7 +147,7 @@ def custom_section(page: runtime.Page) -> None:
         return
     st.header(t("masks.sec.custom"))
     st.markdown(t("masks.sec.custom_help"))
-    toks = _labels(b.tokens[state.item])
+    toks = list(b.tokens[state.item])
     st.segmented_control(t("masks.ctl.start"), list(lesson.CUSTOM_STARTS), key=page.key("start"),
                          format_func=lambda k: t(f"masks.start.{k}"), help=t("masks.ctl.start_help"),
                          on_change=lambda: _start(page))

@@ -136,7 +136,6 @@ def variance_section(page: runtime.Page) -> None:
     st.markdown(t("scaling.sec.saturation_help"))
     bind.control(page, st.slider, "n", t("scaling.ctl.n_keys"), value=state.n_keys, apply=bind.setter("n_keys", int),
                  min_value=lesson.N_KEYS_MIN, max_value=lesson.N_KEYS_MAX, step=1, help=t("scaling.ctl.n_keys_help"))
-    state = page.state
     cur = _saturation(state.n_keys, state.seed)
     fig = F.saturation_chart_spec(
         cur.d_ks, cur.max_raw, cur.max_scaled, cur.entropy_raw, cur.entropy_scaled, n_keys=state.n_keys,

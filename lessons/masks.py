@@ -242,12 +242,10 @@ def arrays(state: MasksState) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     s = causal_steps(state)
     if s is not None:
-        n = s.weights.shape[0]
         out.update(scores=s.scores, scaled_scores=s.scores * s.scale, mask=_bits(np.isfinite(s.scaled_scores)),
                    masked_scores=s.scaled_scores, weights=s.weights, output=s.output)
         alone, full_row = generation_step(state)
         out.update(step_weights=alone, step_row_of_full=full_row)
-        assert full_row.shape == (n,)
     b = batch_steps(state)
     if b is not None:
         causal, pad, both = batch_masks(state)
