@@ -38,9 +38,14 @@ the end whatever happens; their logs stay in a temporary folder named at the sta
 takes about 5–8 minutes on a 2-core machine.
 
 Usage:  .venv/bin/python benchmarks/browser_latency.py [--moves 30] [--first-paint 5] [--sweep 10] [--quick]
-        [--app-dir DIR] [--json out.json]
+        [--app-dir DIR] [--baseline-dir DIR] [--json out.json]
 --app-dir serves another copy of the app with this checkout's .venv, e.g. a commit exported with
 `git archive <commit> | tar -x -C /tmp/before` (a before/after pair without touching the work tree).
+--baseline-dir serves a second copy next to it and measures its /qkv cases in the same rounds ("(baseline)" rows):
+the fairest before/after on a machine whose load drifts.
+
+"all charts redrawn" is press → the last change inside any chart of the page (read once the app is at rest): what a
+student waits for until every chart, not only the weights, shows the new numbers.
 """
 from __future__ import annotations
 
@@ -118,6 +123,12 @@ PROBE_JS = r"""
     return r.width > 0 && r.height > 0;
   }
 
+  // the last change inside any chart since the press: when the whole page's charts are redrawn ("settled")
+  new MutationObserver((records) => {
+    if (B.w && B.w.t0 !== null && records.some(r => r.target.closest && r.target.closest('.js-plotly-plot')))
+      B.w.settled = performance.now();
+  }).observe(document, WATCH);
+
   function finish(w, now, el) {
     if (w.badSince !== null) w.flashMs += now - w.badSince;
     w.done = now;
@@ -145,7 +156,8 @@ PROBE_JS = r"""
   }
 
   function watch(before, n, t0) {
-    B.w = {before, n, t0, done: null, kinds: {}, flashMs: 0, badSince: null, remounted: null, mark: B.mark};
+    B.w = {before, n, t0, done: null, settled: null, kinds: {}, flashMs: 0, badSince: null, remounted: null,
+           mark: B.mark};
     B.observer = B.observer || new MutationObserver(() => check(performance.now(), false));
     for (const r of roots) B.observer.observe(r, WATCH);
     const w = B.w;
@@ -171,7 +183,8 @@ PROBE_JS = r"""
   };
   B.result = () => {
     const w = B.w;
-    return {t0: w.t0, done: w.done, kinds: Object.keys(w.kinds), flashMs: w.flashMs, remounted: w.remounted};
+    return {t0: w.t0, done: w.done, settled: w.settled, kinds: Object.keys(w.kinds), flashMs: w.flashMs,
+            remounted: w.remounted};
   };
   window.addEventListener('keydown', () => { if (B.w && B.w.t0 === null) B.w.t0 = performance.now(); }, true);
   watch(null, null, 0);  // first paint: navigation start → first complete chart
@@ -268,6 +281,7 @@ class Case:
     key: str | None = None  # the arrow key of the current sweep
     keys_left: int = 0  # presses left in the current sweep
     ms: list = field(default_factory=list)
+    settled_ms: list = field(default_factory=list)  # press → the last change in any chart (all charts redrawn)
     flash_ms: list = field(default_factory=list)  # one per move: 0.0 when no frame was bad
     kinds: list = field(default_factory=list)  # one per move: the kinds of bad frames seen ("missing", …)
     remounted: list = field(default_factory=list)
@@ -380,6 +394,8 @@ def move(case: Case, server: Server, timeout_s: float, sweep: int) -> None:
               f"{thumb(case).input_value()})", file=sys.stderr)
         return
     case.ms.append(res["done"] - res["t0"])
+    settled = case.page.evaluate("window.__bench.result().settled")  # read after the rest: the last redraw
+    case.settled_ms.append(max(settled or res["done"], res["done"]) - res["t0"])
     case.flash_ms.append(res["flashMs"] if res["kinds"] else 0.0)
     case.kinds.append(sorted(res["kinds"]))
     case.remounted.append(bool(res["remounted"]))
@@ -406,10 +422,11 @@ def first_paint(browser, url: str, title: str | None, logs: Path) -> float:
 
 def first_paints(browser, servers: dict[str, Server], repeats: int, logs: Path) -> dict[str, list[float]]:
     """Alternating loads of /qkv and the minimal page; the first of each (cold server) is kept apart."""
-    out = {"app": [], "minimal": []}
+    out = {name: [] for name in servers}
     for _ in range(repeats + 1):
-        out["app"].append(first_paint(browser, servers["app"].url + "/qkv", WEIGHTS_TITLE, logs))
-        out["minimal"].append(first_paint(browser, servers["minimal"].url + "/", None, logs))
+        for name, server in servers.items():
+            out[name].append(first_paint(browser, server.url + ("/" if name == "minimal" else "/qkv"),
+                                         None if name == "minimal" else WEIGHTS_TITLE, logs))
     return out
 
 
@@ -440,26 +457,32 @@ def flash_cells(case: Case) -> str:
 
 def table(cases: list[Case], paints: dict[str, list[float]]) -> str:
     base = statistics.median(cases[0].ms)
-    rows = ["| case | median | p95 | × minimal | flash (moves, median length) | missing / half drawn / doubled "
-            "| remounted | bytes/move | server CPU/move |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = ["| case | median | p95 | × minimal | all charts redrawn (median) | flash (moves, median length) "
+            "| missing / half drawn / doubled | remounted | bytes/move | server CPU/move |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for c in cases:
         med = statistics.median(c.ms)
-        rows.append(f"| {c.name} | {fmt_ms(med)} | {fmt_ms(p95(c.ms))} | {med / base:.1f} | {flash_cells(c)} "
+        rows.append(f"| {c.name} | {fmt_ms(med)} | {fmt_ms(p95(c.ms))} | {med / base:.1f} "
+                    f"| {fmt_ms(statistics.median(c.settled_ms))} | {flash_cells(c)} "
                     f"| {sum(c.remounted)}/{len(c.remounted)} | {fmt_bytes(statistics.median(c.bytes))} "
                     f"| {fmt_ms(statistics.median(c.cpu_ms))} |")
     app, mini = (statistics.median(paints[k][1:]) for k in ("app", "minimal"))
     n = len(paints["app"]) - 1
     rows.append(f"| first paint (navigation → first weights heatmap with numbers), median of {n} "
-                f"| {app / 1e3:.2f} s vs {mini / 1e3:.2f} s | | {app / mini:.1f} | | | | | |")
+                f"| {app / 1e3:.2f} s vs {mini / 1e3:.2f} s | | {app / mini:.1f} | | | | | | |")
     cold_app, cold_min = paints["app"][0], paints["minimal"][0]
     rows.append(f"| first paint, cold server (first load after start) | {cold_app / 1e3:.2f} s vs "
-                f"{cold_min / 1e3:.2f} s | | {cold_app / cold_min:.1f} | | | | | |")
+                f"{cold_min / 1e3:.2f} s | | {cold_app / cold_min:.1f} | | | | | | |")
+    if "baseline" in paints:
+        base_app = statistics.median(paints["baseline"][1:])
+        rows.append(f"| first paint (baseline), median of {n} | {base_app / 1e3:.2f} s vs {mini / 1e3:.2f} s "
+                    f"| | {base_app / mini:.1f} | | | | | | |")
     return "\n".join(rows)
 
 
 def summary(cases: list[Case], paints: dict[str, list[float]]) -> dict:
-    return {"cases": {c.name: {k: getattr(c, k) for k in ("ms", "flash_ms", "kinds", "remounted", "bytes", "cpu_ms",
-                                                           "timeouts")} for c in cases},
+    keys = ("ms", "settled_ms", "flash_ms", "kinds", "remounted", "bytes", "cpu_ms", "timeouts")
+    return {"cases": {c.name: {k: getattr(c, k) for k in keys} for c in cases},
             "first_paint_ms": paints}
 
 
@@ -473,6 +496,9 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--timeout", type=float, default=15, help="seconds to wait for new numbers after a press")
     ap.add_argument("--app-dir", type=Path, default=ROOT,
                     help="folder whose app.py is served, e.g. an exported commit (default: this checkout)")
+    ap.add_argument("--baseline-dir", type=Path,
+                    help="also serve this folder's app (e.g. an exported commit) and measure its /qkv cases in the "
+                         "same rounds, interleaved with this app's: a before/after pair under the same load")
     ap.add_argument("--json", type=Path, help="also write every sample to this file")
     args = ap.parse_args()
     if args.quick:
@@ -489,12 +515,18 @@ def main() -> None:
 
     started = time.monotonic()
     cases = [Case(*spec) for spec in CASES]
+    if args.baseline_dir:
+        cases += [Case(f"{name} (baseline)", "baseline", *rest) for name, server, *rest in CASES if server == "app"]
     with ExitStack() as stack:
         logs = Path(tempfile.mkdtemp(prefix="browser_latency-"))  # kept: the servers' logs, for a failed run
-        app_port, min_port = free_ports(2)
+        app_port, min_port, *more = free_ports(3 if args.baseline_dir else 2)
         app_dir = args.app_dir.resolve()
         servers = {"app": stack.enter_context(streamlit_server("app.py", app_port, logs, app_dir)),
                    "minimal": stack.enter_context(streamlit_server(str(MINIMAL_APP), min_port, logs, app_dir))}
+        if args.baseline_dir:
+            (logs / "baseline").mkdir()
+            servers["baseline"] = stack.enter_context(
+                streamlit_server("app.py", more[0], logs / "baseline", args.baseline_dir.resolve()))
         pw = stack.enter_context(sync_playwright())
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         stack.callback(browser.close)

@@ -9,14 +9,19 @@ reruns; a changed payload re-runs plot.js, which applies the new figure to the e
 What is sent: the figure's JSON (as st.plotly_chart would send it, typed arrays included) without the plotly
 template when it is Streamlit's default one: plot.js adds the template Streamlit's own chart draws with
 (assets/theme.js), so a chart looks the same and ~6 kB less is sent per figure. The payload of an unchanged figure
-is the same bytes, and plot.js does not redraw it. plotly.js is the ``plotly/package_data/plotly.min.js`` of the
-installed ``plotly`` package, served where it is (nothing copied, no CDN).
+is the same bytes, and plot.js does not redraw it.
+
+plotly.js: assets/vendor/plotly-cartesian.min.js, the official "cartesian" distribution of plotly.js (npm package
+``plotly.js-cartesian-dist-min``, MIT, see assets/vendor/README.md): bar, heatmap, scatter and the other 2-D trace
+types, 1.5 MB instead of the 4.8 MB full bundle the ``plotly`` Python package ships, so a page's first chart
+compiles in about a third of the time. It is the same plotly.js version as that full bundle
+(tests/ui/test_plot_component.py checks the versions and that every trace type ui.figures draws is in it).
 
 Assets: a v2 component serves files only from an ``asset_dir`` declared by an installed package's pyproject.toml;
-this app is not installed (hosts install requirements.txt only), so the two asset folders are registered on the
-running Streamlit runtime the way that manifest would register them (``register_from_manifest``): the component
-``attention_lab.plot`` (assets/: plot.js, theme.js) and ``attention_lab.plotlyjs`` (plotly's package_data, only
-for plotly.min.js). Done once per runtime (AppTest makes a runtime per test app).
+this app is not installed (hosts install requirements.txt only), so the asset folder is registered on the running
+Streamlit runtime the way that manifest would register it (``register_from_manifest``, a Streamlit internal: re-check
+it on a Streamlit upgrade). Done once per runtime (AppTest makes a runtime per test app). The component's own
+JavaScript is a short inline loader (see ``_loader_js``) that imports assets/plot.js once.
 """
 from __future__ import annotations
 
@@ -36,10 +41,10 @@ except ImportError:  # optional (requirements.txt installs it): plotly.io.to_jso
     _orjson = None
 
 HERE = Path(__file__).resolve().parent
-PLOTLY_JS_DIR = Path(plotly.__file__).resolve().parent / "package_data"
+PLOTLY_JS_DIR = Path(plotly.__file__).resolve().parent / "package_data"  # the full bundle: the reference version
+VENDOR_PLOTLY_JS = HERE / "assets" / "vendor" / "plotly-cartesian.min.js"
 PROJECT = "attention_lab"
 NAME = f"{PROJECT}.plot"  # the chart component
-PLOTLY_JS = f"{PROJECT}.plotlyjs"  # serves plotly.min.js from the installed plotly package
 STREAMLIT_THEME = "streamlit"  # the plotly template name st.plotly_chart's theme="streamlit" draws with
 
 _lock = threading.Lock()
@@ -58,13 +63,27 @@ def _ensure_registered():
         if manager.get_component_asset_root(NAME) is None:
             manager.register_from_manifest(
                 ComponentManifest(PROJECT, "1", [ComponentConfig("plot", "assets")]), HERE)
-            manager.register_from_manifest(
-                ComponentManifest(PROJECT, "1", [ComponentConfig("plotlyjs", ".")]), PLOTLY_JS_DIR)
         if _mount is None:
             from streamlit.components.v2 import component
 
-            _mount = component(NAME, js="plot.js", isolate_styles=False)
+            _mount = component(NAME, js=_loader_js(), isolate_styles=False)
     return _mount
+
+
+def _loader_js() -> str:
+    """The component's inline JavaScript: a few lines that import assets/plot.js once and then call it directly.
+
+    Why not ``js="plot.js"``: for a file-backed script, Streamlit's frontend appends a new ``<script>`` element on
+    every data change and waits for its ``load`` event before calling the module, which lands after the browser has
+    finished applying the rest of the rerun; an inline script is imported once (a cached blob URL) and called at
+    once. The inline text is sent with each element, so it is kept short (~130 bytes)."""
+    from streamlit import config
+
+    base = (config.get_option("server.baseUrlPath") or "").strip("/")
+    path = f"/{base}/_stcore/bidi-components/{NAME}/plot.js" if base else f"/_stcore/bidi-components/{NAME}/plot.js"
+    # more than one line: Streamlit takes a one-line string with "/" or "?" in it for a file path
+    return (f"let d;\nexport default c=>d?d(c):import(location.origin+{json.dumps(path)})"
+            ".then(m=>(d=m.default)(c))")
 
 
 def label_of(layout: dict) -> str:

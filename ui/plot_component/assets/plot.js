@@ -11,7 +11,7 @@
 // takes 10–40 ms. The redraws are queued and run one per task, best first: charts marked "first" (the attention
 // weights, the lesson's main picture), then charts in the viewport, then the rest in page order. Between two
 // redraws the browser may paint, so a chart shows its new numbers as soon as its own redraw is done.
-const PLOTLY_URL = new URL("../attention_lab.plotlyjs/plotly.min.js", import.meta.url).href;
+const PLOTLY_URL = new URL("./vendor/plotly-cartesian.min.js", import.meta.url).href;
 const decoder = new TextDecoder();
 
 function loadPlotly() {
@@ -72,8 +72,11 @@ async function drain() {
   running = true;
   try {
     const [Plotly, streamlitTemplate] = await Promise.all([loadPlotly(), template]);
-    await nextTask();  // let the rest of this rerun's charts arrive before choosing the first one
-    if (![...queue.values()].some((job) => job.first) && [...firstDivs].some((div) => !queue.has(div))) {
+    const hasFirst = () => [...queue.values()].some((job) => job.first);
+    // a "first" chart waiting: drawn at once (in this task, before the browser goes on with the rest of the
+    // rerun); otherwise let the rest of this rerun's charts arrive before choosing the first one
+    if (!hasFirst()) await nextTask();
+    if (!hasFirst() && [...firstDivs].some((div) => !queue.has(div))) {
       // a "first" chart of this page has no new figure yet; the rerun may bring it a moment later (Streamlit
       // renders a rerun's elements in a few batches): wait for it a little, not for ever (it may not change)
       await new Promise((resolve) => {

@@ -1,0 +1,67 @@
+"""The chart component's plotly.js and loader: the vendored cartesian bundle draws every trace type the lessons
+send, is the plotly.js version the installed plotly package was built for, and the inline loader stays inline."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.components.v2.component_path_utils import ComponentPathUtils
+from streamlit.testing.v1 import AppTest
+
+import lessons
+from ui import plot_component
+
+ROOT = Path(__file__).resolve().parents[2]
+VERSION = re.compile(rb"plotly\.js(?: \([a-z -]+\))? v(\d+\.\d+\.\d+)")
+TRACE_MODULE = re.compile(rb'moduleType:"trace",name:"([a-z0-9]+)"')
+
+
+def _version(path: Path) -> str:
+    m = VERSION.search(path.read_bytes()[:300])
+    assert m, f"no plotly.js version in the header of {path}"
+    return m.group(1).decode()
+
+
+def test_vendored_bundle_is_the_installed_plotly_version():
+    full = plot_component.PLOTLY_JS_DIR / "plotly.min.js"
+    assert _version(plot_component.VENDOR_PLOTLY_JS) == _version(full), (
+        "the plotly package was upgraded: run `make vendor-plotly` (ui/plot_component/assets/vendor/README.md)")
+
+
+def test_vendored_bundle_is_the_smaller_one():
+    full = plot_component.PLOTLY_JS_DIR / "plotly.min.js"
+    assert plot_component.VENDOR_PLOTLY_JS.stat().st_size < full.stat().st_size / 2
+
+
+def _trace_types_in_bundle() -> set[str]:
+    return {m.decode() for m in TRACE_MODULE.findall(plot_component.VENDOR_PLOTLY_JS.read_bytes())}
+
+
+def test_bundle_registers_the_2d_trace_types():
+    # independent of our figures: what the package's README lists for the cartesian bundle
+    assert {"bar", "heatmap", "scatter", "histogram"} <= _trace_types_in_bundle()
+
+
+@pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda x: x.key)
+def test_every_trace_a_lesson_draws_is_in_the_bundle(lesson):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.switch_page(lesson.page)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    charts = plot_component.charts(at)
+    assert charts, f"{lesson.key}: no chart drawn"
+    used = {trace.get("type", "scatter") for c in charts.values() for trace in c["figure"]["data"]}
+    assert used <= _trace_types_in_bundle(), f"{lesson.key} draws {used - _trace_types_in_bundle()}"
+
+
+def test_loader_is_inline_javascript_that_imports_plot_js(monkeypatch):
+    from streamlit import config
+
+    js = plot_component._loader_js()
+    # Streamlit takes a path-looking string for a file in the asset folder: the loader must read as inline content
+    assert ComponentPathUtils.looks_like_inline_content(js)
+    assert "/_stcore/bidi-components/attention_lab.plot/plot.js" in js
+    assert len(js) < 300, "sent with every chart element: keep it short"
+    monkeypatch.setattr(config, "get_option", lambda name: "/school/lab/" if name == "server.baseUrlPath" else None)
+    assert '"/school/lab/_stcore/bidi-components/attention_lab.plot/plot.js"' in plot_component._loader_js()

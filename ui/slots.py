@@ -1,0 +1,38 @@
+"""Parts of a page drawn in page order on screen but computed in another order in time.
+
+A rerun sends its elements to the browser while the script runs (Streamlit flushes every few milliseconds, and the
+browser applies what arrived in batches). What the script draws first is what the student sees change first. A
+lesson's main picture (the attention weights) usually sits in the middle of its page, under the inputs; drawing it
+first means its new numbers are on screen before the rest of the rerun has even been sent
+(benchmarks/browser_latency.py measures key press → new weights).
+
+``draw_parts`` reserves one empty container per part, in page order, then fills the containers: the ``first`` part
+before the others. The containers are plain ``st.container()`` blocks, so the layout is that of the parts drawn one
+after the other.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+
+
+def fill_order(n: int, first: int | None) -> list[int]:
+    """The order ``draw_parts`` fills ``n`` parts in: ``first`` (if given and in range), then the rest in page order.
+
+    >>> fill_order(4, 2)
+    [2, 0, 1, 3]
+    """
+    rest = [i for i in range(n) if i != first]
+    return ([first] + rest) if first is not None and 0 <= first < n else rest
+
+
+def draw_parts(parts: Sequence[Callable[[], None]], *, first: int | None = None) -> None:
+    """Draw ``parts`` (callables that draw with ``st``) in page order, running ``parts[first]`` before the others.
+
+    Raises nothing of its own; an exception of a part propagates as it would without the containers (the parts not
+    filled yet stay empty)."""
+    slots = [st.container() for _ in parts]
+    for i in fill_order(len(parts), first):
+        with slots[i]:
+            parts[i]()
