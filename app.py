@@ -7,13 +7,95 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import lessons
+from lessons import link
 from ui import runtime, widgets
 from ui.i18n import DEFAULT_LANG, LANGS, t
 from ui.icon import FAVICON
 
+try:  # the limits past which Streamlit drops a whole query string before the app sees it
+    from streamlit.runtime.state.query_params import (
+        CLIENT_STATE_QUERY_STRING_MAX_FIELDS as DROPPED_PARAMS,
+    )
+    from streamlit.runtime.state.query_params import (
+        CLIENT_STATE_QUERY_STRING_MAX_LENGTH as DROPPED_CHARS,
+    )
+except ImportError:  # Streamlit 1.67's values
+    DROPPED_PARAMS, DROPPED_CHARS = 1000, 512 * 1024
+
 HOME = "lesson_pages/home.py"
+BROWSER_KEY = "frame.browser"  # the frame's browser side (BROWSER_JS)
+ADDRESS_KEY = "_address_written"  # True once this session (page load) had its first link written
+# The browser side of the frame, installed once per page load by an st.components.v2 component without a view.
+# 1. History. Streamlit's browser code pushes a history entry for every query string the app writes (st.query_params)
+#    outside a Back/Forward step, so a page switch made two entries (the new path, then its link), every slider move
+#    one more, and Back showed the same page again. Here a push that keeps the path (only the query changes) is a
+#    replace: one entry per page, and Back goes to the previous page, whose link that entry holds. A page load's
+#    first link is written by this code (``data.query``), not by Streamlit, which would push it before this code
+#    is installed.
+# 2. A link Streamlit dropped whole (more than DROPPED_PARAMS parameters or DROPPED_CHARS characters: the app sees
+#    no query at all) is reported from the URL the page was loaded with, so the person is told it was not read.
+BROWSER_JS = """
+export default function ({ data, setTriggerValue }) {
+  if (window.__attentionLabFrame) return;
+  window.__attentionLabFrame = true;
+  const history = window.history, push = history.pushState;
+  history.pushState = function (state, title, url) {
+    const to = url == null ? null : new URL(url, window.location.href);
+    if (to && to.pathname === window.location.pathname) return history.replaceState(state, title, url);
+    return push.call(history, state, title, url);
+  };
+  const entry = (performance.getEntriesByType && performance.getEntriesByType("navigation")[0]) || null;
+  const loaded = new URL(entry ? entry.name : window.location.href);
+  if (typeof data.query === "string") {
+    const here = window.location;
+    history.replaceState(history.state, "", here.pathname + (data.query ? "?" + data.query : "") + here.hash);
+  }
+  const query = loaded.search.replace(/^\\?/, "");
+  const params = query ? query.split("&").length : 0;
+  if (params > data.max_params || query.length > data.max_chars) {
+    setTriggerValue("dropped", { params: params, chars: query.length, lang: loaded.searchParams.get("lang") });
+  }
+}
+"""
+
+
+def _on_dropped() -> None:
+    """The browser side reports a link Streamlit dropped: queue the notice (the first run opened the defaults), in
+    the link's language when it asked for one."""
+    report = (st.session_state.get(BROWSER_KEY) or {}).get("dropped")
+    if not isinstance(report, dict):
+        return
+    if report.get("lang") in LANGS:
+        st.session_state["lang"] = report["lang"]
+    try:
+        n_params, n_chars = int(report.get("params", 0)), int(report.get("chars", 0))
+    except (TypeError, ValueError):  # not what BROWSER_JS sends: still a dropped link
+        n_params, n_chars = DROPPED_PARAMS + 1, 0
+    runtime.push_notices(runtime.FRAME, [link.dropped_notice(n_params, n_chars, DROPPED_PARAMS)])
+
+
+def _address(params: dict[str, str]) -> str | None:
+    """Write the page's link into the address bar. On a page load's first run the browser side writes it (the query
+    string returned is for it; Streamlit is only told, without a message to the browser); after that, through
+    st.query_params, whose pushes the browser side turns into replaces."""
+    if st.session_state.get(ADDRESS_KEY):
+        st.query_params.from_dict(params)
+        return None
+    st.session_state[ADDRESS_KEY] = True
+    query = urlencode(params)
+    ctx = get_script_run_ctx()
+    if ctx is not None:  # what Streamlit (and AppTest) record as this run's query string
+        ctx.query_string = query
+    return query
+
+
+def _browser(query: str | None) -> None:
+    mount = st.components.v2.component("attention_lab.frame", js=BROWSER_JS)
+    mount(key=BROWSER_KEY, data={"max_params": DROPPED_PARAMS, "max_chars": DROPPED_CHARS, "query": query},
+          on_dropped_change=_on_dropped, width="stretch", height="content")
 
 
 def _language() -> None:
@@ -42,10 +124,12 @@ def main() -> None:
     widgets.show_notices(runtime.pop_notices(runtime.FRAME))
     nav.run()
     params = runtime.url_params()
-    st.query_params.from_dict(params)
+    query = _address(params)
     with share_slot:
         widgets.share_panel(st.context.url, urlencode(params), key=runtime.SHARE_PANEL_KEY)
     st.sidebar.caption(t("frame.footer"))
+    with st.sidebar:
+        _browser(query)
 
 
 st.session_state[runtime.FRAME_RUNNING] = True

@@ -9,12 +9,16 @@ never reads another lesson's parameters (a page opened with another lesson's lin
 default). Links made before the envelope (``v=1``) are read by the same fields when a schema lists "1" in
 ``legacy``. ``lang`` (the frame's) and Streamlit's ``embed`` options are not a lesson's and are ignored here.
 
+A value of the parameters given to the readers may be a list of strings (every value a key was given, as
+``st.query_params.get_all`` returns them).
+
 Decoding never raises and never allocates beyond the limits below: a malformed, unknown, oversized or
 out-of-range value falls back to the default and yields a :class:`Notice`, whose ``code`` names a message in the
 language tables (``notice.<code>``) and whose ``args`` fill it. Notice codes of this module:
-``link_too_long``, ``link_too_many``, ``link_version``, ``other_lesson``, ``unknown_keys``, ``bad_value``
-(args ``param``, ``value``, ``reason`` = a ``reason.<code>`` of the tables, ``extra`` = that reason's args),
-``rounded`` (args ``param``, ``value``, ``used``).
+``link_too_long``, ``link_too_many``, ``link_version``, ``other_lesson``, ``unknown_keys``, ``duplicate_keys``
+(a key given more than once: the last value is read, as ``st.query_params[key]`` does), ``bad_value`` (args
+``param``, ``value``, ``reason`` = a ``reason.<code>`` of the tables, ``extra`` = that reason's args), ``rounded``
+(args ``param``, ``value``, ``used``).
 """
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ from .cells import CELL_LIMIT, Refusal, check_cell, parse_number
 __all__ = [
     "MAX_QUERY_CHARS", "MAX_VALUE_CHARS", "MAX_PARAMS", "IGNORED_KEYS", "Notice", "Field", "Int", "Choice", "Flag",
     "Decimal", "Text", "Vector", "Matrix", "Mask", "LinkSchema", "Envelope", "read_envelope", "read_fields",
-    "read_matrices", "write", "format_number", "encode_matrix",
+    "read_matrices", "write", "format_number", "encode_matrix", "dropped_notice",
 ]
 
 MAX_QUERY_CHARS = 20_000
@@ -162,13 +166,15 @@ class Decimal(Field):
 
 
 def _has_control(s: str) -> bool:
-    return any(ord(ch) < 32 or ord(ch) == 127 for ch in s)
+    """Control characters other than the tab (a one-line text field keeps a pasted tab: a row copied from a
+    spreadsheet), which a text field could not show."""
+    return any((ord(ch) < 32 and ch != "\t") or ord(ch) == 127 for ch in s)
 
 
 @dataclass(frozen=True)
 class Text(Field):
-    """Text of at most ``max_chars`` characters (characters, not bytes), without control characters; kept
-    exactly as typed (pages escape it where they draw it). ``strip``: surrounding spaces dropped."""
+    """Text of at most ``max_chars`` characters (characters, not bytes), without control characters (a tab is
+    allowed); kept exactly as typed (pages escape it where they draw it). ``strip``: surrounding spaces dropped."""
 
     key: str
     max_chars: int
@@ -305,16 +311,42 @@ def _bad(key: str, raw: str, e: Refusal) -> Notice:
     return Notice("bad_value", {"param": key[:20], "value": raw[:40], "reason": e.code, "extra": dict(e.args_)})
 
 
+def _items(params: Mapping) -> tuple[list[tuple[str, str]], list[str]]:
+    """(key, value) strings, the last value of a key given several (a list), and the keys given more than once."""
+    items, twice = [], []
+    for k, v in dict(params).items():
+        if isinstance(v, list | tuple):
+            if len(v) > 1 and str(k) not in IGNORED_KEYS:
+                twice.append(str(k))
+            v = v[-1] if v else ""
+        items.append((str(k), str(v)))
+    return items, twice
+
+
+def _twice(keys: list[str]) -> tuple[Notice, ...]:
+    return (Notice("duplicate_keys", {"keys": ", ".join(k[:20] for k in keys[:5])}),) if keys else ()
+
+
+def dropped_notice(n_params: int, n_chars: int, dropped_params: int) -> Notice:
+    """The notice for a query string the web server dropped whole, before the app could read any of it (Streamlit
+    drops one of more than ``dropped_params`` parameters or too many characters; its browser side reports the
+    counts): the words of a link over this codec's own limits, ``link_too_many`` or ``link_too_long``."""
+    if n_params > dropped_params:
+        return Notice("link_too_many", {"n": int(n_params), "max": MAX_PARAMS})
+    return Notice("link_too_long", {"n": int(n_chars), "max": MAX_QUERY_CHARS})
+
+
 def read_envelope(schema: LinkSchema, params: Mapping, others: Sequence[LinkSchema] = ()) -> Envelope:
     """Check the whole query before any field is read: size limits, which lesson, which version. ``others``: the
     other lessons' schemas, so that their links are recognised as theirs: a version-2 link by its namespace, a
     legacy link (no namespace) by its keys when only another lesson's schema knows them all."""
     try:
-        items = [(str(k), str(v)) for k, v in dict(params).items()]
+        n = len(params)
+        if n > MAX_PARAMS:  # counted before anything is copied
+            return Envelope(False, {}, (Notice("link_too_many", {"n": n, "max": MAX_PARAMS}),))
+        items, twice = _items(params)
     except Exception:  # not a mapping of strings
         return Envelope(False, {}, (Notice("link_version", {"v": "?"}),))
-    if len(items) > MAX_PARAMS:
-        return Envelope(False, {}, (Notice("link_too_many", {"n": len(items), "max": MAX_PARAMS}),))
     total = sum(len(k) + len(v) for k, v in items)
     if total > MAX_QUERY_CHARS:
         return Envelope(False, {}, (Notice("link_too_long", {"n": total, "max": MAX_QUERY_CHARS}),))
@@ -326,7 +358,7 @@ def read_envelope(schema: LinkSchema, params: Mapping, others: Sequence[LinkSche
         version = clean.pop(ns)
         if version != str(schema.version):
             return Envelope(False, {}, (Notice("link_version", {"v": version[:20]}),))
-        return Envelope(True, clean)
+        return Envelope(True, clean, _twice(twice))
     theirs = [o.namespace for o in others if o.namespace in clean]
     if theirs:
         return Envelope(False, {}, (Notice("other_lesson", {"lesson": theirs[0]}),))
@@ -337,11 +369,11 @@ def read_envelope(schema: LinkSchema, params: Mapping, others: Sequence[LinkSche
             return Envelope(False, {}, (Notice("other_lesson", {"lesson": owner}),))
     if LEGACY_VERSION_KEY in clean and clean[LEGACY_VERSION_KEY] in schema.legacy:
         clean.pop(LEGACY_VERSION_KEY)
-        return Envelope(True, clean)
+        return Envelope(True, clean, _twice(twice))
     if LEGACY_VERSION_KEY in clean:
         return Envelope(False, {}, (Notice("link_version", {"v": clean[LEGACY_VERSION_KEY][:20]}),))
     if schema.legacy:  # a version-1 link could omit v=1: read it as one
-        return Envelope(True, clean)
+        return Envelope(True, clean, _twice(twice))
     return Envelope(False, {}, (Notice("link_version", {"v": "?"}),))
 
 

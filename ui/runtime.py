@@ -56,7 +56,7 @@ class Page:
         """The lesson's state. On the session's first visit it is decoded from the URL (a shared link); notices
         about what the link could not give are queued for the top of the page."""
         if self._state_key not in st.session_state:
-            params = {k: st.query_params.get(k) for k in st.query_params.keys()}
+            params = {k: st.query_params.get_all(k) for k in st.query_params.keys()}  # a key given twice: said
             state, notes = self.lesson.decode(params)  # other lessons' links are recognised as theirs
             st.session_state[self._state_key] = state
             self.notify_all(notes)

@@ -100,8 +100,9 @@ def test_with_title_default_and_limits():
     assert s.titles[0] == ""
     s = SL.with_title(DEFAULT, 0, "x" * 100)
     assert s.titles[0] == "x" * SL.MAX_TITLE_CHARS
-    s = SL.with_title(DEFAULT, 0, "a\nb\tc")
+    s = SL.with_title(DEFAULT, 0, "a\nb\x01c")
     assert s.titles[0] == "abc"
+    assert SL.with_title(DEFAULT, 0, "a\tb").titles[0] == "a\tb"  # a pasted tab stays (the link carries it)
     assert SL.with_query(DEFAULT, "<i>猫</i>").query == "<i>猫</i>"
 
 
@@ -217,7 +218,7 @@ def test_round_trip_any_state(scores, d_k, scaled, T, n, seed, values, titles, q
 
 # ---- the notices in words ----------------------------------------------------------------------------------------
 SAMPLE_LINKS = [{"s1": "abc"}, {"b1": "1,2"}, {"b2": "1,x,2"}, {"b3": "1,2,11"}, {"t1": "x" * 41}, {"s1": "1.23"},
-                {"v": "9"}, {"scaling": "9"}, {"qkv": "2"}, {"zz": "1"}, {"q": "q" * 3000}, {"t2": "a\tb"},
+                {"v": "9"}, {"scaling": "9"}, {"qkv": "2"}, {"zz": "1"}, {"q": "q" * 3000}, {"t2": "a\x01b"},
                 {"zz": "z" * 30_000}, {f"z{i}": "1" for i in range(200)}]
 
 

@@ -335,7 +335,7 @@ def test_refusal_and_notice_codes_found():
             "empty"} <= refusal_codes()
     documented = _documented_link_codes()
     assert documented == {"link_too_long", "link_too_many", "link_version", "other_lesson", "unknown_keys",
-                          "bad_value", "rounded"}
+                          "duplicate_keys", "bad_value", "rounded"}
     assert documented | PAGE_NOTICES <= notice_codes()
 
 
