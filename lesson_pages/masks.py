@@ -27,8 +27,8 @@ def causal_section(page: runtime.Page) -> None:
     bind.control(page, c1.text_input, "text", t("masks.ctl.text"), value=state.text, apply=lesson.with_text,
                  max_chars=MAX_TEXT_CHARS, help=t("masks.ctl.text_help"))
     bind.field(page, c2.toggle, "causal", t("masks.ctl.causal"), convert=bool, help=t("masks.ctl.causal_help"))
-    bind.field(page, c3.number_input, "seed", t("masks.ctl.seed"), convert=int, min_value=0,
-               max_value=lesson.SEED_MAX, step=1, help=t("masks.ctl.seed_help"))
+    bind.number(page, c3.number_input, "seed", t("masks.ctl.seed"), value=state.seed, apply=bind.setter("seed", int),
+                lo=0, hi=lesson.SEED_MAX, help=t("masks.ctl.seed_help"))
     state = page.state
     draw.token_notices(state.text)
     steps = lesson.causal_steps(state)
@@ -38,18 +38,22 @@ def causal_section(page: runtime.Page) -> None:
     draw.pipeline_strip(FLOW)
     toks = list(lesson.tokens(state.text))
     allowed = np.isfinite(steps.scaled_scores)
-    c1, c2 = st.columns(2)
+    ranges = lesson.LESSON.ranges(state)
+    c1, c2, c3, c4 = draw.chart_columns(
+        draw.heatmap_need(steps.scores * steps.scale, toks, toks), draw.mask_need(allowed, toks, toks, additive=True),
+        draw.heatmap_need(steps.scaled_scores, toks, toks), draw.heatmap_need(steps.weights, toks, toks, weights=True),
+        max_cols=2)
     with c1:
         draw.show_heatmap("scaled", steps.scores * steps.scale, toks, toks, key="masks.fig.scaled",
-                          caption=t("fig.scaled.caption", d_k=lesson.D_K, root=draw.num(np.sqrt(lesson.D_K))))
+                          caption=t("fig.scaled.caption", d_k=lesson.D_K, root=draw.num(np.sqrt(lesson.D_K))),
+                          zmax=ranges.get("scaled_scores"))
     with c2:
         draw.show_mask("mask_add", allowed, toks, toks, additive=True, key="masks.fig.mask_add",
                        caption=t("masks.out.mask_caption"))
-    c1, c2 = st.columns(2)
-    with c1:
+    with c3:
         draw.show_heatmap("masked", steps.scaled_scores, toks, toks, key="masks.fig.masked",
-                          caption=t("masks.out.masked_caption"))
-    with c2:
+                          caption=t("masks.out.masked_caption"), zmax=ranges.get("masked_scores"))
+    with c4:
         draw.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.weights",
                           caption=t("fig.weights.caption"))
     st.info(t("masks.out.causal_on" if state.causal else "masks.out.causal_off"), icon=":material/visibility_off:")
@@ -82,9 +86,10 @@ def generation_section(page: runtime.Page) -> None:
                       key="masks.fig.step_full", title_args={"t": tt})
     diff = float(np.max(np.abs(alone - full_row[:tt])))
     if diff < 1e-12 and not full_row[tt:].any():
-        st.success(t("masks.out.same", diff=f"{diff:.0e}" if diff else "0"), icon=":material/check_circle:")
+        # diff < 10⁻¹²: "0", or "<0.000001" (a decimal, never "1e-16"; ui.draw.prob)
+        st.success(t("masks.out.same", diff=draw.prob(diff, 6)), icon=":material/check_circle:")
     else:  # cannot happen (a test holds it); said in words rather than hidden
-        st.error(t("masks.out.differs", diff=f"{diff:.2e}"))
+        st.error(t("masks.out.differs", diff=draw.num(diff, 6)))
 
 
 # ---- ③ padding in a batch ----------------------------------------------------------------------------------------
@@ -108,14 +113,14 @@ def padding_section(page: runtime.Page) -> None:
         st.warning(t("masks.out.pads_cut", n=lesson.pads_cut(state), max=lesson.MAX_TOKENS),
                    icon=":material/content_cut:")
     st.markdown("**" + t("masks.out.batch", L=b.length) + "**")
-    st.markdown(draw.markdown_table(["", *[str(k + 1) for k in range(b.length)]],
-                                    [[str(i + 1), *row] for i, row in enumerate(b.tokens)]))
+    draw.show_table(["", *[str(k + 1) for k in range(b.length)]],
+                    [[str(i + 1), *row] for i, row in enumerate(b.tokens)])
     bind.field(page, st.radio, "item", t("masks.ctl.item"), convert=int, options=[0, 1], horizontal=True,
                format_func=lambda i: t("masks.item.label", b=i + 1, tokens=" ".join(b.tokens[i])))
     state = page.state
     toks = list(b.tokens[state.item])
     causal, pad, both = lesson.batch_masks(state)
-    cols = st.columns(3)
+    cols = draw.chart_columns(*(draw.mask_need(m, toks, toks) for m in (causal, pad, both)), max_cols=3)
     for col, name, m in zip(cols, ("causal", "padding", "combined"), (causal, pad, both)):
         with col:
             draw.show_mask("mask_bool", m, toks, toks, key=f"masks.fig.bool_{name}",
@@ -123,13 +128,15 @@ def padding_section(page: runtime.Page) -> None:
     st.caption(t("fig.mask_bool.legend"))
     st.caption(t("masks.out.combine"))
     steps = lesson.batch_steps(state)
-    c1, c2 = st.columns(2)
+    dims = [str(k + 1) for k in range(steps.output.shape[1])]
+    c1, c2 = draw.chart_columns(draw.heatmap_need(steps.weights, toks, toks, weights=True),
+                                draw.heatmap_need(steps.output, toks, dims))
     with c1:
         draw.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.batch_weights",
                           caption=t("fig.weights.caption"))
     with c2:
-        draw.show_heatmap("out", steps.output, toks, [str(k + 1) for k in range(steps.output.shape[1])],
-                          role="out", key="masks.fig.batch_out")
+        draw.show_heatmap("out", steps.output, toks, dims, role="out", key="masks.fig.batch_out",
+                          zmax=lesson.LESSON.ranges(state).get("batch_output"))
     pads = np.flatnonzero(b.is_pad[state.item])
     if not pads.size:
         st.info(t("masks.out.no_pad"), icon=":material/info:")
@@ -162,13 +169,16 @@ def custom_section(page: runtime.Page) -> None:
         st.warning(t("masks.out.empty_rows", n=empty.size, rows=rows), icon=":material/block:")
     if not empty.size:
         st.success(t("masks.out.all_rows_ok"), icon=":material/check_circle:")
-    c1, c2 = st.columns(2)
+    dims = [str(k + 1) for k in range(steps.output.shape[1])]
+    c1, c2 = draw.chart_columns(draw.heatmap_need(steps.weights, toks, toks, weights=True),
+                                draw.heatmap_need(steps.output, toks, dims))
     with c1:
         draw.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.custom_weights",
                           caption=t("fig.weights.caption"))
     with c2:
-        draw.show_heatmap("out", steps.output, toks, [str(k + 1) for k in range(steps.output.shape[1])],
-                          role="out", key="masks.fig.custom_out", highlight_row=int(empty[0]) if empty.size else None)
+        draw.show_heatmap("out", steps.output, toks, dims, role="out", key="masks.fig.custom_out",
+                          highlight_row=int(empty[0]) if empty.size else None,
+                          zmax=lesson.LESSON.ranges(page.state).get("custom_output"))
 
 
 def _start(page: runtime.Page) -> None:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from attention_core.tokens import MAX_TEXT_CHARS
 from lessons import qkv as lesson
-from ui import bind, draw, runtime, widgets
+from ui import bind, draw, runtime, slots, widgets
 from ui import figures as F
 from ui.i18n import t
 
@@ -27,7 +27,7 @@ def controls(page: runtime.Page) -> None:
     """Example, sentence, input mode: these change what the whole page is about."""
     state = page.state
     with st.container(border=True):
-        c1, c2, c3 = st.columns([1.2, 2, 1.3])
+        c1, c2, c3 = st.columns([1.8, 1.7, 1.3])  # every example's name fits at 1280 px (tests/e2e/test_layout_*)
         bind.control(page, c1.selectbox, "preset", t("qkv.preset"), value=state.preset, apply=lesson.with_preset,
                      options=list(lesson.PRESETS), format_func=lambda k: t(f"preset.{k}"))
         c1.button(t("qkv.reset"), key="qkv.reset", icon=":material/restart_alt:", help=t("qkv.reset_help"),
@@ -77,12 +77,12 @@ def inputs_section(page: runtime.Page) -> None:
     name, i, j = widgets.picked_cell(CELL, {n: state.mats[n].shape for n in names})
     widgets.cell_slider(CELL, state.mats[name], name, i, j,
                         lambda *cell: page.apply(lesson.with_cell, *cell, place=LIVE))
-    wide = max(max(state.mats[n].shape) for n in names) > 8
-    cols = st.columns(1 if wide else 2)
+    ranges = lesson.LESSON.ranges(state)
+    cols = draw.chart_columns(*(draw.heatmap_need(state.mats[n], *labels[n]) for n in names), max_cols=2)
     for k, n in enumerate(names):
-        with cols[k % len(cols)]:
+        with cols[k]:
             role = n if n in ("X", "Q", "K", "V") else "W"
-            draw.show_heatmap(n, state.mats[n], *labels[n], role=role, key=f"qkv.fig.{n}")
+            draw.show_heatmap(n, state.mats[n], *labels[n], role=role, key=f"qkv.fig.{n}", zmax=ranges.get(n))
     grids = st.expander(t("qkv.edit_grids"), icon=":material/edit:", key="qkv.grids", on_change="rerun")
     if grids.open:  # built only while open, and only the chosen tab's grid: a grid costs more than all heatmaps
         with grids:
@@ -101,48 +101,67 @@ def inputs_section(page: runtime.Page) -> None:
 def qkv_section(state: lesson.QKVState, res: lesson.QKVResult) -> None:
     st.subheader(t("qkv.sec.qkv"))
     st.caption(t("qkv.sec.qkv_help"))
-    widest = max(state.d_k, state.d_v)
-    cols = st.columns(3 if widest <= 3 else 2 if widest <= 6 else 1)
-    for k, (n, M) in enumerate((("Q", res.Q), ("K", res.K), ("V", res.V))):
-        with cols[k % len(cols)]:
+    ranges = lesson.LESSON.ranges(state)
+    mats = (("Q", res.Q), ("K", res.K), ("V", res.V))
+    cols = draw.chart_columns(*(draw.heatmap_need(M, *draw.matrix_labels(n, state.tokens, *M.shape))
+                                for n, M in mats), max_cols=3)
+    for k, (n, M) in enumerate(mats):
+        with cols[k]:
             draw.show_heatmap(n + "_out", M, *draw.matrix_labels(n, state.tokens, *M.shape), role=n,
-                              key=f"qkv.fig.{n}_out", highlight_row=state.query if n == "Q" else None)
+                              key=f"qkv.fig.{n}_out", highlight_row=state.query if n == "Q" else None,
+                              zmax=ranges.get(n))
 
 
 def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVResult) -> None:
+    """Scores, scaled scores, the causal mask, then the weights and outputs: the weights are drawn first (in time)."""
     s = res.steps
     toks = list(state.tokens)
-    st.subheader(t("qkv.sec.scores"))
-    c1, c2 = st.columns(2) if state.n <= 8 else (st.container(), st.container())
-    with c1:
-        draw.show_heatmap("scores", s.scores, toks, toks, key="qkv.fig.scores", highlight_row=state.query,
-                          caption=t("fig.scores.caption"))
-    with c2:
-        draw.show_heatmap("scaled", s.scores * s.scale, toks, toks, key="qkv.fig.scaled", highlight_row=state.query,
-                          caption=t("fig.scaled.caption", d_k=state.d_k, root=f"{np.sqrt(state.d_k):.3f}"))
-    bind.field(page, st.toggle, "causal", t("qkv.causal"), convert=bool, help=t("qkv.causal_help"))
-    if state.causal:
-        c1, c2 = st.columns(2) if state.n <= 8 else (st.container(), st.container())
+    ranges = lesson.LESSON.ranges(state)
+
+    def scores() -> None:
+        st.subheader(t("qkv.sec.scores"))
+        c1, c2 = draw.chart_columns(draw.heatmap_need(s.scores, toks, toks),
+                                    draw.heatmap_need(s.scores * s.scale, toks, toks))
         with c1:
-            draw.show_mask("mask_add", np.isfinite(s.scaled_scores), toks, toks, additive=True,
-                           key="qkv.fig.mask_add", caption=t("masks.out.mask_caption"))
+            draw.show_heatmap("scores", s.scores, toks, toks, key="qkv.fig.scores", highlight_row=state.query,
+                              caption=t("fig.scores.caption"), zmax=ranges.get("scores"))
         with c2:
-            draw.show_heatmap("masked", s.scaled_scores, toks, toks, key="qkv.fig.masked", highlight_row=state.query,
-                              caption=t("masks.out.masked_caption"))
-    st.subheader(t("qkv.sec.weights"))
-    c1, c2 = st.columns([3, 2]) if state.n <= 8 and state.d_v <= 6 else (st.container(), st.container())
-    with c1:
-        draw.show_heatmap("weights", s.weights, toks, toks, weights=True, key="qkv.fig.weights",
-                          highlight_row=state.query, caption=t("fig.weights.caption"))
-    with c2:
+            draw.show_heatmap("scaled", s.scores * s.scale, toks, toks, key="qkv.fig.scaled",
+                              highlight_row=state.query, zmax=ranges.get("scaled_scores"),
+                              caption=t("fig.scaled.caption", d_k=state.d_k, root=f"{np.sqrt(state.d_k):.3f}"))
+
+    def mask() -> None:
+        bind.field(page, st.toggle, "causal", t("qkv.causal"), convert=bool, help=t("qkv.causal_help"))
+        if state.causal:
+            allowed = np.isfinite(s.scaled_scores)
+            c1, c2 = draw.chart_columns(draw.mask_need(allowed, toks, toks, additive=True),
+                                        draw.heatmap_need(s.scaled_scores, toks, toks))
+            with c1:
+                draw.show_mask("mask_add", allowed, toks, toks, additive=True,
+                               key="qkv.fig.mask_add", caption=t("masks.out.mask_caption"))
+            with c2:
+                draw.show_heatmap("masked", s.scaled_scores, toks, toks, key="qkv.fig.masked",
+                                  highlight_row=state.query, caption=t("masks.out.masked_caption"),
+                                  zmax=ranges.get("masked_scores"))
+
+    def weights() -> None:
+        st.subheader(t("qkv.sec.weights"))
         out_labels = draw.matrix_labels("out", toks, *s.output.shape)
-        draw.show_heatmap("out", s.output, *out_labels, role="out", key="qkv.fig.out",
-                          highlight_row=state.query, caption=t("fig.out.caption"))
+        c1, c2 = draw.chart_columns(draw.heatmap_need(s.weights, toks, toks, weights=True),
+                                    draw.heatmap_need(s.output, *out_labels), ratios=[3, 2])
+        with c1:
+            draw.show_heatmap("weights", s.weights, toks, toks, weights=True, key="qkv.fig.weights",
+                              highlight_row=state.query, caption=t("fig.weights.caption"))
+        with c2:
+            draw.show_heatmap("out", s.output, *out_labels, role="out", key="qkv.fig.out",
+                              highlight_row=state.query, caption=t("fig.out.caption"), zmax=ranges.get("output"))
+
+    slots.draw_parts([scores, mask, weights], first=2)
 
 
-def _factor(v: float) -> str:  # a negative factor in brackets, with a real minus sign: 2×(−0.4)
+def _factor(v: float) -> str:  # a negative factor in brackets: 2×(−0.4)
     text = draw.num(v)
-    return f"({text.replace('-', '−')})" if text.startswith("-") else text
+    return f"({text})" if text.startswith(draw.MINUS) else text
 
 
 def _sum_of_products(q, k) -> str:
@@ -152,13 +171,10 @@ def _sum_of_products(q, k) -> str:
     return " + ".join("…" if p is None else f"{_factor(p[0])}×{_factor(p[1])}" for p in shown)
 
 
-def _tiny(v: float) -> str:
-    """A positive number that may be very small (e^x, a weight): never written as 0 (e^x never is)."""
-    return draw.num(v) if v >= 5e-4 or v == 0 else f"{v:.1e}"
-
-
-def _percent(w: float) -> str:
-    return f"{100 * w:.1f}%" if w >= 5e-4 or w == 0 else "< 0.1%"
+def _weight_factor(w: float, exact: bool) -> str:
+    """A weight as a factor in LaTeX: "0.784", or "(<0.001)" for one that is not 0 but rounds to it."""
+    text = draw.prob(w, tex=True, exact=exact)
+    return f"({text})" if text.startswith(("{<}", "{>}")) else text
 
 
 def query_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVResult) -> None:
@@ -172,31 +188,35 @@ def query_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRes
     q = res.Q[i]
     scaled = s.scaled_scores[i]
     e = np.exp(scaled - scaled.max())
+    e_exact = ~np.isfinite(scaled) | (scaled == scaled.max())  # e^(−∞) = 0 and e^0 = 1 exactly, all else between
+    w_exact = draw.softmax_exact(scaled)
     qname = draw.latex_text(toks[i])
     st.markdown(t("qkv.explain", token=draw.md_escape(toks[i]), d_k=state.d_k))
-    st.latex(r"s_j = \frac{q_{%s}\cdot k_j}{\sqrt{d_k}},\qquad \sqrt{%d} = %s" % (qname, state.d_k,
-                                                                                  draw.num(np.sqrt(state.d_k))))
-    st.latex(r"w_j = \mathrm{softmax}(s)_j = \frac{e^{s_j}}{\sum_m e^{s_m}} = \frac{e^{s_j - s_{\max}}}"
-             r"{\sum_m e^{s_m - s_{\max}}},\qquad \sum_m e^{s_m - s_{\max}} = %s" % draw.num(e.sum()))
+    draw.formula(r"s_j = \frac{q_{%s}\cdot k_j}{\sqrt{d_k}},\qquad \sqrt{%d} = %s"
+                 % (qname, state.d_k, draw.num(np.sqrt(state.d_k), tex=True)))
+    draw.formula(r"w_j = \mathrm{softmax}(s)_j = \frac{e^{s_j}}{\sum_m e^{s_m}} = \frac{e^{s_j - s_{\max}}}"
+                 r"{\sum_m e^{s_m - s_{\max}}},\qquad \sum_m e^{s_m - s_{\max}} = %s" % draw.num(e.sum(), tex=True))
     header = [t(f"qkv.tbl.{c}") for c in ("key", "products", "score", "scaled", "exp", "weight")]
     rows = [[f"{j + 1}: {tok}", _sum_of_products(q, res.K[j]), draw.num(s.scores[i, j]), draw.num(scaled[j]),
-             _tiny(e[j]), _percent(s.weights[i, j])] for j, tok in enumerate(toks)]  # num(−inf) is "−∞"
-    st.markdown(draw.markdown_table(header, rows, align="llrrrr"))
-    c1, c2 = st.columns(2)
+             draw.prob(e[j], exact=e_exact[j]), draw.percent(s.weights[i, j], exact=w_exact[j])]
+            for j, tok in enumerate(toks)]  # num(−inf) is "−∞"
+    draw.show_table(header, rows, align="llrrrr", wrap={1})
+    st.caption(t("num.rule"))
+    c1, c2 = draw.chart_columns(F.bars_need(s.weights[i], percent=True), F.bars_need(s.output[i]))
     with c1:
         draw.show_figure(F.bars_spec(s.weights[i], toks, title=t("fig.qbars.title", token=F.escape(toks[i])),
-                                     percent=True, y_range=(0, 1.12), hover=t("fig.qbars.hover")),
-                         key="qkv.fig.qbars")
+                                     percent=True, y_range=(0, 1.12), hover=t("fig.qbars.hover"),
+                                     width_px=c1.width_px), key="qkv.fig.qbars")
     with c2:
         draw.show_figure(F.vector_mix_spec(res.V, s.weights[i], s.output[i], toks, out_label=t("fig.mix.out"),
                                            dim_title=t("fig.mix.dim"),
-                                           title=t("fig.mix.title", token=F.escape(toks[i]))),
+                                           title=t("fig.mix.title", token=F.escape(toks[i])), width_px=c2.width_px),
                          key="qkv.fig.mix")
-    terms = " + ".join(r"%s\,v_{%s}" % (_tiny(w), draw.latex_text(tok)) for w, tok in zip(s.weights[i], toks))
+    terms = " + ".join(r"%s\,v_{%s}" % (_weight_factor(w, x), draw.latex_text(tok))
+                       for w, x, tok in zip(s.weights[i], w_exact, toks))
     if state.n > 6:
         terms = r"\sum_j w_j v_j"
-    vec = r"\begin{bmatrix}" + " & ".join(draw.num(v) for v in s.output[i]) + r"\end{bmatrix}"
-    st.latex(r"z_{%s} = %s = %s" % (qname, terms, vec))
+    draw.formula(r"z_{%s} = %s = %s" % (qname, terms, draw.tex_vector(s.output[i])))
     st.caption(t("qkv.explain_out"))
 
 
@@ -222,17 +242,62 @@ def numbers(page: runtime.Page) -> None:
         st.info(t("qkv.no_tokens"), icon=":material/edit_note:")
         return
     page.show_notices(LIVE, toast=True)
-    inputs_section(page)
+    # in page order; the scores and weights first in time, so the new weights reach the screen first (ui/slots.py)
+    scores = lambda: scores_section(page, state, res)  # noqa: E731
+    parts = [lambda: inputs_section(page), scores, lambda: query_section(page, state, res),
+             lambda: preset_notes(state, res)]
     if state.mode == "xw":
-        qkv_section(state, res)
-    scores_section(page, state, res)
-    query_section(page, state, res)
-    preset_notes(state, res)
+        parts.insert(1, lambda: qkv_section(state, res))
+    slots.draw_parts(parts, first=parts.index(scores))
+
+
+def _token_list(tokens) -> str:
+    return t("qkv.own.sep").join(draw.md_escape(x) for x in tokens)
+
+
+def origin_notes(state: lesson.QKVState) -> None:
+    """A sentence typed over an example: which tokens start from the example's numbers, which from the seed, and that
+    the example's W stay (in the fragment that redraws on a new seed, so the seed named is the current one)."""
+    origins = lesson.example_tokens(state)
+    if origins is None:
+        return
+    example, seeded = origins
+    preset = t(f"preset.{state.preset}")
+    words = [t("qkv.own.intro_xw" if state.mode == "xw" else "qkv.own.intro_direct", preset=preset)]
+    if example:
+        words.append(t("qkv.own.example", tokens=_token_list(example)))
+    if seeded:
+        words.append(t("qkv.own.seeded", tokens=_token_list(seeded), seed=state.seed))
+    words.append(t("qkv.own.hint", custom=t("preset.custom")))
+    st.info(draw.join_sentences(words), icon=":material/edit_note:")
+
+
+def size_notes(state: lesson.QKVState) -> None:
+    """Sizes raised past the example's: which rows and columns now hold the seed's random numbers."""
+    grown = lesson.grown_sizes(state)
+    if not grown:
+        return
+    xw = state.mode == "xw"
+    words = []
+    for name, given, now in grown:
+        span = str(given + 1) if now == given + 1 else f"{given + 1}–{now}"
+        args = dict(given=given, now=now, span=span, seed=state.seed, x_sd=draw.num(lesson.X_SCALE))
+        if name == "d_model":
+            words.append(t("qkv.grown.d_model", **args))
+        elif name == "d_k":
+            words.append(t("qkv.grown.d_k_xw" if xw else "qkv.grown.d_k_direct", **args))
+        else:
+            words.append(t("qkv.grown.d_v_xw" if xw else "qkv.grown.d_v_direct", **args))
+    words.append(t("qkv.grown.random_xw", w_sd=draw.num(lesson.W_SCALE)) if xw
+                 else t("qkv.grown.random_direct"))
+    st.info(draw.join_sentences(words), icon=":material/casino:")
 
 
 def workbench(page: runtime.Page) -> None:
     """Sizes and seed, the flow, the cell picker, then the numbers' own fragment."""
+    origin_notes(page.state)
     size_sliders(page)
+    size_notes(page.state)
     draw.pipeline_strip(draw.FLOW_QKV if page.state.mode == "xw" else DIRECT_FLOW)
     if page.state.n:
         inputs_head(page.state)

@@ -13,6 +13,7 @@ from ui.i18n import t
 N_SAMPLES = 20_000  # q, k pairs in the variance lab
 N_DRAWS = 1_000  # rows per d_k in the saturation chart
 T_GRID = np.geomspace(0.05, 20.0, 160)
+BOOKS, VARIANCE = "books", "variance"  # notice places: under the book cards, under the seed
 
 
 # ---- cached core calls (pure functions of their arguments) -------------------------------------------------------
@@ -39,42 +40,49 @@ def query_text(state: lesson.ScalingState) -> str:
     return state.query or t("scaling.book.query_default")
 
 
-def pct(w: float) -> str:
-    return f"{100 * w:.1f}%"
+def pct(w: float, exact: bool = False) -> str:
+    """A share: softmax of finite scores is never exactly 0 or 1 (``exact=False``); the limits T → 0, ∞ are."""
+    return draw.percent(w, exact=exact)
 
 
-def shares_text(names, weights) -> str:
-    return t("scaling.out.sep").join(f"{draw.md_escape(n)} {pct(w)}" for n, w in zip(names, weights))
+def shares_text(names, weights, exact: bool = False) -> str:
+    return t("scaling.out.sep").join(f"{draw.md_escape(n)} {pct(w, exact)}" for n, w in zip(names, weights))
 
 
 def book_cards(page: runtime.Page) -> None:
     state = page.state
     names = titles(state)
-    bind.control(page, st.text_input, "query", t("scaling.book.query"), value=query_text(state),
-                 apply=lambda s, v: lesson.with_query(s, v, t("scaling.book.query_default")),
-                 max_chars=lesson.MAX_TITLE_CHARS, help=t("scaling.book.query_help"))
+    bind.text_or_default(page, st.text_input, "query", t("scaling.book.query"), value=query_text(state),
+                         default=t("scaling.book.query_default"), place=BOOKS,
+                         apply=lambda s, v: lesson.with_query(s, v, t("scaling.book.query_default")),
+                         max_chars=lesson.MAX_TITLE_CHARS, help=t("scaling.book.query_help"))
     dims = [t(f"scaling.book.dim_{j + 1}") for j in range(lesson.D_VALUE)]
     for col, i in zip(st.columns(lesson.N_BOOKS), range(lesson.N_BOOKS)):
         with col, st.container(border=True):
-            bind.control(page, st.text_input, f"title.{i}", t("scaling.book.title", i=i + 1), value=names[i],
-                         apply=lambda s, v, i=i: lesson.with_title(s, i, v, t(f"scaling.book.default_{i + 1}")),
-                         max_chars=lesson.MAX_TITLE_CHARS, help=t("scaling.book.title_help"))
+            bind.text_or_default(page, st.text_input, f"title.{i}", t("scaling.book.title", i=i + 1),
+                                 value=names[i], default=t(f"scaling.book.default_{i + 1}"), place=BOOKS,
+                                 apply=lambda s, v, i=i: lesson.with_title(s, i, v,
+                                                                           t(f"scaling.book.default_{i + 1}")),
+                                 max_chars=lesson.MAX_TITLE_CHARS, help=t("scaling.book.title_help"))
             bind.control(page, st.slider, f"score.{i}", t("scaling.book.score", i=i + 1), value=state.scores[i],
                          apply=lambda s, v, i=i: lesson.with_score(s, i, v), min_value=lesson.SCORE_MIN,
                          max_value=lesson.SCORE_MAX, step=lesson.SCORE_STEP, help=t("scaling.book.score_help"))
             st.caption(t("scaling.book.value"))
-            for j, c in enumerate(st.columns(lesson.D_VALUE)):
-                bind.control(page, c.number_input, f"value.{i}.{j}", dims[j], value=state.values[i][j],
-                             apply=lambda s, v, i=i, j=j: lesson.with_value(s, i, j, v),
-                             min_value=-lesson.VALUE_LIMIT, max_value=lesson.VALUE_LIMIT, step=0.5, format="%.1f")
+            for j, c in enumerate(st.columns(lesson.D_VALUE, gap="xsmall")):  # narrow: "−10" must fit
+                bind.number(page, c.number_input, f"value.{i}.{j}", dims[j], value=state.values[i][j],
+                            apply=lambda s, v, i=i, j=j: lesson.with_value(s, i, j, v),
+                            lo=-lesson.VALUE_LIMIT, hi=lesson.VALUE_LIMIT, decimals=1, step=0.5, place=BOOKS,
+                            format="%g",
+                            what=t("scaling.book.value_what", i=i + 1, dim=dims[j]))
 
 
 def dk_controls(page: runtime.Page) -> None:
-    c1, c2 = st.columns([3, 1], vertical_alignment="center")
+    c1, c2 = st.columns([3, 1.3], vertical_alignment="center")
     bind.control(page, c1.select_slider, "dk", t("scaling.ctl.dk"), value=page.state.d_k,
                  apply=bind.setter("d_k", int), options=list(scaling_math.DK_STEPS), help=t("scaling.ctl.dk_help"))
-    bind.control(page, c2.toggle, "scale", t("scaling.ctl.scale"), value=page.state.scaled,
-                 apply=bind.setter("scaled", bool), help=t("scaling.ctl.scale_help"))
+    # the label says the current state: the switch itself is faint when off
+    bind.control(page, c2.toggle, "scale", t("scaling.ctl.scale_on" if page.state.scaled else "scaling.ctl.scale_off"),
+                 value=page.state.scaled, apply=bind.setter("scaled", bool), help=t("scaling.ctl.scale_help"))
 
 
 # ---- sections ------------------------------------------------------------------------------------------------------
@@ -82,16 +90,19 @@ def books_section(page: runtime.Page) -> None:
     st.header(t("scaling.sec.books"))
     st.markdown(t("scaling.sec.books_help"))
     book_cards(page)
+    page.show_notices(BOOKS)
     dk_controls(page)
     state = page.state
     names = titles(state)
     mix = scaling_math.book_mix(state.scores, state.d_k, state.values, scale=state.scaled)
     root = draw.num(np.sqrt(state.d_k))
     st.markdown(t("scaling.out.divide_on" if state.scaled else "scaling.out.divide_off", d_k=state.d_k, root=root))
-    vec = lambda a: r"\begin{bmatrix}" + " & ".join(draw.num(v) for v in a) + r"\end{bmatrix}"  # noqa: E731
-    st.latex(r"\mathrm{softmax}\!\left(\frac{" + vec(mix.raw) + "}{" + draw.num(mix.divisor) + r"}\right) = "
-             r"\mathrm{softmax}\!\left(" + vec(mix.scaled) + r"\right) = " + vec(np.round(mix.weights, 3)))
+    vec = draw.tex_vector
+    share = lambda w: draw.prob(w, tex=True, exact=False)  # noqa: E731 -- softmax of finite scores: never 0 or 1
+    draw.formula(r"\mathrm{softmax}\!\left(\frac{" + vec(mix.raw) + "}{" + draw.num(mix.divisor, tex=True)
+                 + r"}\right) = \mathrm{softmax}\!\left(" + vec(mix.scaled) + r"\right) = " + vec(mix.weights, share))
     st.markdown("### " + t("scaling.out.shares", shares=shares_text(names, mix.weights)))
+    st.caption(t("num.shares_rounded") + " " + t("num.rule"))
     scaled_title = (t("fig.scaling_steps.scaled_on", d_k=state.d_k, root=root) if state.scaled
                     else t("fig.scaling_steps.scaled_off"))
     fig = F.scaling_steps_spec(mix.raw, mix.scaled, mix.weights, names, title=t("fig.scaling_steps.title"),
@@ -106,8 +117,9 @@ def books_section(page: runtime.Page) -> None:
                            title=t("fig.scaling_mix.title"), out_title=t("fig.scaling_mix.out"),
                            share_text=t("fig.scaling_mix.share"))
     draw.show_figure(fig, key="scaling.fig.mix")
-    terms = " + ".join(draw.num(w) + r"\," + vec(v) for w, v in zip(mix.weights, state.values))
-    st.latex("z = " + terms + " = " + vec(mix.output))
+    factor = lambda w: f"({share(w)})" if share(w).startswith(("{<}", "{>}")) else share(w)  # noqa: E731
+    terms = " + ".join(factor(w) + r"\," + vec(v) for w, v in zip(mix.weights, state.values))
+    draw.formula("z = " + terms + " = " + vec(mix.output))
     st.caption(t("scaling.out.mix"))
 
 
@@ -115,15 +127,16 @@ def variance_section(page: runtime.Page) -> None:
     st.header(t("scaling.sec.variance"))
     st.markdown(t("scaling.sec.variance_help"))
     c1, c2, c3 = st.columns([1.2, 1, 1])
-    bind.control(page, c1.number_input, "seed", t("scaling.ctl.seed"), value=page.state.seed,
-                 apply=bind.setter("seed", int), min_value=0, max_value=lesson.SEED_MAX, step=1,
-                 help=t("scaling.ctl.seed_help"))
+    bind.number(page, c1.number_input, "seed", t("scaling.ctl.seed"), value=page.state.seed,
+                apply=bind.setter("seed", int), lo=0, hi=lesson.SEED_MAX, help=t("scaling.ctl.seed_help"),
+                place=VARIANCE)
     state = page.state
     var_raw, var_scaled, centers, dens_raw, dens_scaled = _variance(state.d_k, state.seed)
     c2.metric(t("scaling.out.var_raw"), f"{var_raw:.2f}", t("scaling.out.var_theory", v=state.d_k),
               delta_color="off", delta_arrow="off")
     c3.metric(t("scaling.out.var_scaled"), f"{var_scaled:.3f}", t("scaling.out.var_theory", v=1),
               delta_color="off", delta_arrow="off")
+    page.show_notices(VARIANCE)
     st.caption(t("scaling.out.var_caption", n=f"{N_SAMPLES:,}", seed=state.seed))
     fig = F.variance_histograms_spec(
         centers, dens_raw, dens_scaled, d_k=state.d_k, title=t("fig.scaling_var.title", d_k=state.d_k),
@@ -157,14 +170,14 @@ def temperature_section(page: runtime.Page) -> None:
     w = scaling_math.temperature_softmax(state.scores, state.temperature)
     zero, inf = scaling_math.argmax_limit(state.scores), scaling_math.uniform_limit(lesson.N_BOOKS)
     st.markdown("### " + t("scaling.out.current", T=f"{state.temperature:g}", shares=shares_text(names, w)))
-    st.markdown(t("scaling.out.limit_zero", shares=shares_text(names, zero)) + "  \n"
-                + t("scaling.out.limit_inf", share=pct(inf[0])))
-    c1, c2 = st.columns([1, 1])
+    st.markdown(t("scaling.out.limit_zero", shares=shares_text(names, zero, exact=True)) + "  \n"
+                + t("scaling.out.limit_inf", share=pct(inf[0], exact=True)))
+    c1, c2 = draw.chart_columns(0, 0)
     with c1:
         fig = F.temperature_bars_spec(w, names, limit_zero=zero, limit_inf=inf,
                                       title=t("fig.scaling_temp.bars_title", T=f"{state.temperature:g}"),
                                       legend=(t("fig.scaling_temp.legend_now"), t("fig.scaling_temp.legend_zero"),
-                                              t("fig.scaling_temp.legend_inf")))
+                                              t("fig.scaling_temp.legend_inf")), width_px=c1.width_px)
         draw.show_figure(fig, key="scaling.fig.tbars")
     with c2:
         root = float(np.sqrt(state.d_k))
@@ -174,7 +187,7 @@ def temperature_section(page: runtime.Page) -> None:
                                        x_title=t("fig.scaling_temp.x"), y_title=t("fig.scaling_temp.y"),
                                        limit_texts=(t("fig.scaling_temp.limit_zero"),
                                                     t("fig.scaling_temp.limit_inf")),
-                                       current_text=t("fig.scaling_temp.current"))
+                                       current_text=t("fig.scaling_temp.current"), width_px=c2.width_px)
         draw.show_figure(fig, key="scaling.fig.tcurve")
     at_root = scaling_math.temperature_softmax(state.scores, np.sqrt(state.d_k))
     st.info(t("scaling.sec.temperature_link", d_k=state.d_k, root=draw.num(np.sqrt(state.d_k)),

@@ -40,6 +40,10 @@ class Lesson:
         matrix_shape: (state, matrix key) → (rows, cols) for the schema's matrices.
         with_matrices: (state, {matrix key: array}) → state with those matrices placed.
         page: the page file (default ``lesson_pages/<key>.py``).
+        color_ranges: state → {array name (a key of ``arrays``): zmax}, the symmetric colour range ±zmax the
+            lesson's diverging heatmaps of that array keep while the lesson is explored (see lessons/ranges.py):
+            fixed for the state's setup, computed from its unedited numbers. None (the default): the ranges of the
+            default state's arrays, for the whole lesson.
     """
 
     key: str
@@ -52,6 +56,7 @@ class Lesson:
     matrix_shape: Callable[[object, str], tuple[int, int]] | None = None
     with_matrices: Callable[[object, dict], object] = _no_matrices
     page: str = ""
+    color_ranges: Callable[[object], Mapping[str, float]] | None = None
 
     def __post_init__(self):
         if not self.key.isascii() or not self.key.isidentifier() or self.key != self.key.lower():
@@ -60,6 +65,13 @@ class Lesson:
             raise ValueError(f"lesson {self.key!r}: its link namespace must be its key, got {self.link.namespace!r}")
         if not self.page:
             object.__setattr__(self, "page", f"lesson_pages/{self.key}.py")
+
+    def ranges(self, state) -> dict[str, float]:
+        """{array name: zmax}: the colour ranges of ``state`` (declared by ``color_ranges``, else those of the
+        default state; lessons/ranges.py)."""
+        from .ranges import color_ranges
+
+        return color_ranges(self, state)
 
     def _other_schemas(self, others) -> list[LinkSchema]:
         import lessons  # the registry (lessons/__init__.py imports this module)
@@ -86,6 +98,7 @@ class Lesson:
         if not env.readable:
             return self.default_state(), list(env.notices)
         values, notices = link.read_fields(self.link.fields, env.params)
+        notices = list(env.notices) + notices  # a readable link's own notices (a key given twice)
         state, notes = self.from_link(values)
         notices += notes
         if self.link.matrices:

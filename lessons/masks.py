@@ -21,7 +21,7 @@ import numpy as np
 from attention_core import AttentionSteps, causal_mask, padding_mask, project_qkv, scaled_dot_product_attention
 from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
-from . import link, qkv
+from . import link, qkv, ranges
 from .base import Lesson
 from .link import Notice
 
@@ -29,7 +29,7 @@ __all__ = [
     "PAD", "D_K", "DEFAULT_TEXT", "DEFAULT_TEXT2", "MAX_EXTRA_PAD", "SEED_MAX", "CUSTOM_STARTS", "MasksState", "Batch",
     "tokens", "batch", "pads_cut", "projections", "causal_steps", "generation_step", "batch_masks", "batch_steps",
     "custom_mask", "custom_steps", "with_text", "with_text2", "with_step", "with_custom", "with_custom_cell",
-    "with_custom_start", "arrays", "LINK", "LESSON",
+    "with_custom_start", "arrays", "color_ranges", "LINK", "LESSON",
 ]
 
 PAD = "[PAD]"
@@ -257,6 +257,25 @@ def arrays(state: MasksState) -> dict[str, np.ndarray]:
     return out
 
 
+def color_ranges(state: MasksState) -> dict[str, float]:
+    """{array name of :func:`arrays`: zmax} for the heatmaps (lessons/ranges.py), fixed by the sentences and the
+    seed: the scaled and masked scores share the range of the unmasked scaled scores (the switches and the custom
+    mask never recolour them); every output shares the range of its sentence's V (an output row is a weighted mean
+    of V's rows, a row with nothing to attend to is 0), so no mask edit can push an output past it."""
+    out: dict[str, float] = {}
+    toks = tokens(state.text)
+    if toks:
+        Q, K, V = projections(toks, state.seed)
+        scaled = scaled_dot_product_attention(Q, K, V)  # no mask: every score
+        out.update(ranges.of_arrays({"scaled_scores": scaled.scaled_scores, "output": V}))
+        out["masked_scores"] = out["scaled_scores"]
+    b = batch(state)
+    if b.length:
+        _, _, V = projections(b.tokens[state.item], state.seed)
+        out["batch_output"] = out["custom_output"] = ranges.nice_ceiling(float(np.max(np.abs(V))))
+    return out
+
+
 # ---- link ---------------------------------------------------------------------------------------------------------
 # masks=1 [t=<sentence 1>] [t2=<sentence 2>] s c pd xp b st, and M=<L>x<L>:<bits> once the custom mask was edited.
 LINK = link.LinkSchema(
@@ -306,6 +325,6 @@ def with_matrices(state: MasksState, mats: dict) -> MasksState:
 
 LESSON = Lesson(key="masks", icon=":material/visibility_off:", default_state=MasksState, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,
-                with_matrices=with_matrices)
+                with_matrices=with_matrices, color_ranges=color_ranges)
 
 assert len(tokens(DEFAULT_TEXT)) <= MAX_TOKENS

@@ -17,7 +17,7 @@ import numpy as np
 from attention_core import AttentionSteps, causal_mask, project_qkv, scaled_dot_product_attention
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
-from . import link
+from . import link, ranges
 from .base import Lesson
 from .cells import CELL_LIMIT, Refusal, check_cell
 from .link import Notice
@@ -26,7 +26,7 @@ __all__ = [
     "DIM_MIN", "DIM_MAX", "SEED_MAX", "PRESETS", "Preset", "QKVState", "QKVResult", "ROW_MATRICES", "MATRICES",
     "matrix_shape", "state_shape", "active_matrices", "default_state", "baseline_matrix", "with_preset", "with_text",
     "with_sizes", "with_seed", "seeded_matrices", "with_mode", "with_query", "with_matrix", "with_cell",
-    "is_preset_as_given", "compute", "arrays", "LINK", "LESSON",
+    "is_preset_as_given", "example_tokens", "grown_sizes", "compute", "arrays", "LINK", "LESSON",
 ]
 
 DIM_MIN, DIM_MAX = 1, 16
@@ -201,6 +201,38 @@ def seeded_matrices(tokens, seed: int, preset_key: str = "custom") -> dict[str, 
         given = p.weights.get(name)
         out[name] = _overlay(base, given) if given is not None else base.copy()
     return out
+
+
+def _given_rows(preset: Preset, mode: str) -> dict:
+    """token → the preset's own numbers for the row matrices of ``mode`` (direct mode of an X·W preset: its X rows,
+    which Q, K, V start from)."""
+    return preset.rows.get("X", {}) if mode == "xw" else preset.rows.get("Q") or preset.rows.get("X", {})
+
+
+def example_tokens(state: QKVState) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """Where the rows of a sentence typed over a preset start from: (tokens the preset gives numbers for, tokens whose
+    numbers come from the seed), each in sentence order without repeats. None while the state shows its preset's own
+    tokens, has no tokens, or its preset gives no numbers of its own in this mode ("custom"). Every row starts so
+    (:func:`with_text` keeps a token's row while it stays in the sentence, :func:`baseline_row` gives a new one)."""
+    p = PRESETS[state.preset]
+    given = _given_rows(p, state.mode)
+    if not given or not state.n or state.tokens == tokenize(p.text).tokens:
+        return None
+    toks = tuple(dict.fromkeys(state.tokens))
+    return tuple(x for x in toks if x in given), tuple(x for x in toks if x not in given)
+
+
+def grown_sizes(state: QKVState) -> list[tuple[str, int, int]]:
+    """The sizes raised past the preset's own, as (name, preset's size, current size) for "d_model" (X·W mode only:
+    X's columns and W's rows), "d_k" and "d_v" (the columns of W_Q, W_K / W_V, or of Q, K / V in direct mode). The
+    rows and columns past the preset's size hold numbers from the seed (:func:`baseline_matrix`), not the preset's.
+    Empty for a preset that gives no numbers in this mode."""
+    p = PRESETS[state.preset]
+    if not (_given_rows(p, state.mode) or (state.mode == "xw" and p.weights)):
+        return []
+    sizes = [("d_model", p.d_model, state.d_model)] if state.mode == "xw" else []
+    sizes += [("d_k", p.d_k, state.d_k), ("d_v", p.d_v, state.d_v)]
+    return [(name, given, now) for name, given, now in sizes if now > given]
 
 
 def is_preset_as_given(state: QKVState) -> bool:
@@ -407,6 +439,30 @@ def arrays(state: QKVState) -> dict[str, np.ndarray]:
     return out
 
 
+def baseline_state(state: QKVState) -> QKVState:
+    """The state's setup as the lesson gives it: the same preset, sentence, sizes, seed, mode and switches, every
+    matrix as :func:`baseline_matrix` draws it (no edits)."""
+    return replace(state, mats={name: baseline_matrix(state, name) for name in MATRICES}, direct_edits=False)
+
+
+@lru_cache(maxsize=64)
+def _setup_ranges(preset: str, text: str, d_model: int, d_k: int, d_v: int, seed: int, mode: str) -> tuple:
+    base = baseline_state(_fresh(preset, text, d_model, d_k, d_v, seed, mode, 0))
+    found = ranges.of_arrays(arrays(base))
+    if "V" in found:  # each output row is a weighted mean of V's rows: within V's range, and coloured like V
+        found["output"] = max(found.get("output", 0.0), found["V"])
+    if "scaled_scores" in found:
+        found["masked_scores"] = found["scaled_scores"]  # the masked scores are scaled scores with −∞ cells
+    return tuple(sorted(found.items()))
+
+
+def color_ranges(state: QKVState) -> dict[str, float]:
+    """{array name of :func:`arrays`: zmax} for the heatmaps (lessons/ranges.py): the ranges of the unedited setup
+    (:func:`baseline_state`), so an edit recolours only the cells whose numbers it changes; the output shares V's
+    range; ``masked_scores`` that of the scaled scores."""
+    return dict(_setup_ranges(state.preset, state.text, state.d_model, state.d_k, state.d_v, state.seed, state.mode))
+
+
 # ---- link ---------------------------------------------------------------------------------------------------------
 # Version 2: qkv=2 p=<preset> [t=<sentence>] dm dk dv s m q [c=1: causal mask], and each matrix that differs from
 # what the preset and seed give (of both modes, so switching modes after opening a link loses nothing).
@@ -465,4 +521,5 @@ def with_matrices(state: QKVState, mats: dict) -> QKVState:
 
 
 LESSON = Lesson(key="qkv", icon=":material/calculate:", default_state=default_state, link=LINK, to_link=to_link,
-                from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices)
+                from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,
+                color_ranges=color_ranges)

@@ -133,8 +133,9 @@ def with_value(state: ScalingState, i: int, j: int, v: float) -> ScalingState:
 
 
 def _clean_text(text: str, default: str) -> str:
-    """Typed text: trimmed, cut to MAX_TITLE_CHARS; equal to the language's default (or empty) → ""."""
-    s = "".join(ch for ch in str(text) if ord(ch) >= 32 and ord(ch) != 127).strip()[:MAX_TITLE_CHARS]
+    """Typed text: trimmed, cut to MAX_TITLE_CHARS, control characters but the tab dropped (a pasted tab stays, as
+    in the field and in the link); equal to the language's default (or empty) → ""."""
+    s = "".join(ch for ch in str(text) if ch == "\t" or (ord(ch) >= 32 and ord(ch) != 127)).strip()[:MAX_TITLE_CHARS]
     return "" if s == default.strip() else s
 
 

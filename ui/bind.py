@@ -8,15 +8,19 @@ widget to Streamlit and would otherwise show no selection.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
+from decimal import ROUND_HALF_UP, Decimal
 
 import streamlit as st
 
+from .draw import num
+from .i18n import t
 from .runtime import Page
 from .widgets import sync
 
-__all__ = ["control", "field", "setter", "sync"]
+__all__ = ["control", "field", "setter", "sync", "checked_number", "number", "text_or_default"]
 
 
 def control(page: Page, factory: Callable, name: str, label: str, *, value, apply: Callable, place: str = "top",
@@ -38,3 +42,69 @@ def field(page: Page, factory: Callable, attr: str, label: str, *, convert: Call
     """:func:`control` for a plain state attribute: its value shown, a change stored (through ``convert``)."""
     return control(page, factory, attr, label, value=getattr(page.state, attr), apply=setter(attr, convert),
                    **kwargs)
+
+
+def checked_number(raw, old: float, lo: float, hi: float, decimals: int) -> tuple[float, str | None]:
+    """What a number field does with what was typed: (the value used, the notice code or None).
+
+    ``raw`` is the field's value (None when emptied); ``old`` the value it showed; ``lo``..``hi`` the range;
+    ``decimals`` the digits the field holds. Emptied → ``old``, "number_empty"; NaN or ±∞ → ``old``,
+    "number_not_finite"; outside the range → the nearest end, "number_clamped"; more digits than the field holds
+    → rounded half up (0.25 → 0.3 at 1 decimal, as the field itself displays it), "number_rounded"; else as typed."""
+    if raw is None:
+        return float(old), "number_empty"
+    v = float(raw)
+    if not math.isfinite(v):
+        return float(old), "number_not_finite"
+    if v < lo or v > hi:
+        return float(min(max(v, lo), hi)), "number_clamped"
+    used = float(Decimal(repr(v)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)) + 0.0
+    return used, ("number_rounded" if used != v else None)
+
+
+def number(page: Page, factory: Callable, name: str, label: str, *, value: float, lo: float, hi: float,
+           apply: Callable, decimals: int = 0, step: float | None = None, help: str | None = None,
+           what: str | None = None, place: str = "top", format: str | None = None, **kwargs):
+    """A number field (``st.number_input`` or a column's ``.number_input``) bound to a state value, whose range is
+    checked here and said in words: Streamlit's own check (``min_value``/``max_value``) shows an English-only
+    tooltip and silently keeps the old value for 1e9 or −50, and an integer field reads "1e9" as 1. So the field is
+    a float field without bounds; what was typed goes through :func:`checked_number`, its notice (naming ``what``,
+    default ``label``) is queued at ``place``, and ``apply(state, used)`` runs with the value used (a float: convert
+    it in ``apply``, e.g. ``setter("seed", int)``). The help text ends with the range. ``format``: how the field
+    writes its value (default ``decimals`` fixed decimals; "%g" drops trailing zeros, for narrow fields)."""
+    key = page.key(name)
+    sync(key, float(value))
+    shown = what or label
+    rng = t("num.range", lo=num(lo, decimals), hi=num(hi, decimals))
+
+    def changed() -> None:
+        raw = st.session_state.get(key)
+        used, code = checked_number(raw, value, lo, hi, decimals)
+        typed = "" if raw is None else num(raw, max(decimals, 6))
+        args = {"label": shown, "value": typed, "lo": num(lo, decimals), "hi": num(hi, decimals),
+                "used": num(used, decimals)}
+        if code == "number_empty":
+            page.notify("number_empty", {"label": shown, "used": args["used"]}, place=place)
+        elif code == "number_not_finite":
+            page.notify("number_not_finite", {"label": shown, "value": typed, "used": args["used"]}, place=place)
+        elif code == "number_clamped":
+            page.notify("number_clamped", {"label": shown, "value": typed, "lo": args["lo"], "hi": args["hi"],
+                                           "used": args["used"]}, place=place)
+        elif code == "number_rounded":
+            page.notify("number_rounded", {"label": shown, "value": typed, "used": args["used"]}, place=place)
+        page.apply(apply, used, place=place)
+
+    return factory(label, key=key, value=None, step=step or 10.0**-decimals, format=format or f"%.{decimals}f",
+                   help=f"{help} {rng}" if help else rng, on_change=changed, **kwargs)
+
+
+def text_or_default(page: Page, factory: Callable, name: str, label: str, *, value: str, default: str,
+                    apply: Callable, place: str = "top", **kwargs):
+    """:func:`control` for a text whose empty value means ``default`` (a title): emptying the field shows the
+    default again and says so (notice "text_default" at ``place``), instead of a silent change."""
+    def applied(state, text):
+        if not str(text).strip():
+            page.notify("text_default", {"label": label, "default": default}, place=place)
+        return apply(state, text)
+
+    return control(page, factory, name, label, value=value, apply=applied, place=place, **kwargs)

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import base64
+import contextvars
 import html
+import math
+import unicodedata
 from functools import lru_cache
 
 import numpy as np
@@ -78,10 +81,13 @@ def _ready(spec: dict) -> dict:
 
 
 def _heatmap_ready(M, rows: tuple, cols: tuple, texts: tuple, weights: bool, role: str | None,
-                   highlight_row: int | None) -> dict:
+                   highlight_row: int | None, zmax: float | None = None, width_px: float | None = None,
+                   notes: tuple = ("", "")) -> dict:
     title, row_title, col_title, hover = texts
+    range_note, rounded_note = notes
     return _ready(F.heatmap_spec(M, rows, cols, title=title, row_title=row_title, col_title=col_title, hover=hover,
-                                 weights=weights, role=role, highlight_row=highlight_row))
+                                 weights=weights, role=role, highlight_row=highlight_row, zmax=zmax,
+                                 width_px=width_px, range_note=range_note, rounded_note=rounded_note))
 
 
 @lru_cache(maxsize=96)
@@ -109,6 +115,79 @@ def show_figure(spec: dict, *, key: str | None = None) -> None:
     _plot(_ready(spec), key)
 
 
+# ---- chart widths: charts side by side only when their numbers fit -----------------------------------------------
+# A chart is as wide as its column, and plotly cannot be asked how wide that is while the script runs. So charts are
+# placed by chart_columns, which knows the width of each column at the reference window (ui.figures.REF_COLUMN_PX,
+# the main column at 1280×720) and puts charts side by side only when each one's numbers fit there at a readable
+# size (else one under another, full width); a chart drawn inside a slot is laid out for the slot's width.
+_SLOT_WIDTH: contextvars.ContextVar[float] = contextvars.ContextVar("chart_slot_width", default=F.REF_COLUMN_PX)
+
+
+def slot_width() -> float:
+    """Width at the reference window of the chart slot being drawn in (the main column outside any slot)."""
+    return _SLOT_WIDTH.get()
+
+
+class ChartSlot:
+    """A Streamlit container (a column, or a full-width block) that knows its width at the reference window.
+    ``with slot:`` draws into the container, and the charts drawn there are laid out for ``slot.width_px``. Any
+    other attribute is the container's (``slot.caption(...)``)."""
+
+    def __init__(self, container, width_px: float):
+        self.container, self.width_px = container, float(width_px)
+        self._tokens = []
+
+    def __enter__(self):
+        self.container.__enter__()
+        self._tokens.append(_SLOT_WIDTH.set(self.width_px))
+        return self
+
+    def __exit__(self, *exc):
+        _SLOT_WIDTH.reset(self._tokens.pop())
+        return self.container.__exit__(*exc)
+
+    def __getattr__(self, name):
+        return getattr(self.container, name)
+
+
+def heatmap_need(M, rows, cols, *, weights: bool = False) -> float:
+    """The narrowest chart (px) in which heatmap ``M`` shows every number with 2 decimals at 14 px."""
+    A = np.asarray(M, dtype=np.float64)
+    texts = [["" if v == -np.inf else F.cell_text(v) for v in row] for row in A.tolist()]
+    top = 1.0 if weights else float(np.nanmax(np.abs(np.where(np.isfinite(A), A, np.nan)), initial=1.0))
+    return F.grid_need(texts, [str(r) for r in rows], [str(c) for c in cols], colorbar_top=top)
+
+
+def mask_need(mask, rows, cols, *, additive: bool = False) -> float:
+    """The narrowest chart (px) in which mask ``mask`` (drawn by :func:`show_mask`) shows every cell's mark."""
+    yes, no = ("0", "−∞") if additive else (t("fig.mask_bool.yes"), t("fig.mask_bool.no"))
+    texts = [[yes if v else no for v in row] for row in np.asarray(mask, dtype=bool).tolist()]
+    return F.grid_need(texts, [str(r) for r in rows], [str(c) for c in cols], colorbar_top=None)
+
+
+def chart_columns(*needs: float, ratios=None, max_cols: int | None = None) -> list[ChartSlot]:
+    """Slots for charts meant to stand side by side, one per need (the narrowest width, px, at which each chart is
+    readable: :func:`heatmap_need`, :func:`mask_need`, or 0): in one row of columns (widths ``ratios``, default
+    equal) when every chart fits its column, else in rows of as many equal columns as fit (at most ``max_cols``),
+    down to one chart per row at full width. Slots are returned in order; draw each chart ``with`` its slot."""
+    outer = slot_width()
+    n = len(needs)
+    if ratios is not None and len(ratios) == n:
+        total = float(sum(ratios))
+        widths = [F.column_px(n, r / total, outer) for r in ratios]
+        if all(need <= w for need, w in zip(needs, widths)):
+            return [ChartSlot(c, w) for c, w in zip(st.columns(list(ratios)), widths)]
+    for k in range(min(n, max_cols or n), 0, -1):
+        width = F.column_px(k, of=outer)
+        if k == 1 or all(need <= width for need in needs):
+            slots = []
+            for start in range(0, n, k):
+                row = st.columns(k) if k > 1 else [st.container()]
+                slots += [ChartSlot(c, width) for c in row[:n - start]]
+            return slots
+    return []  # no needs
+
+
 def _fig_texts(name: str, title_args: dict | None) -> tuple[str, str, str, str]:
     """Title, row title, column title and hover text of figure ``name`` (``fig.<name>.*``); ``title_args`` fill the
     title's placeholders (user text in them must already be escaped with ui.figures.escape)."""
@@ -119,12 +198,20 @@ def _fig_texts(name: str, title_args: dict | None) -> tuple[str, str, str, str]:
 
 def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: bool = False,
                  highlight_row: int | None = None, key: str | None = None, caption: str | None = None,
-                 title_args: dict | None = None) -> None:
+                 title_args: dict | None = None, zmax: float | None = None) -> None:
     """Draw a named matrix (title, axis titles and hover text from the language tables, key 'fig.<name>.*').
-    −∞ cells (masked scores) are grey and written "−∞"."""
+    −∞ cells (masked scores) are grey and written "−∞".
+
+    ``zmax``: the lesson's colour range for this matrix (``Lesson.ranges(state)``, lessons/ranges.py), so a cell's
+    colour changes only when its number does; a value past it widens it, said under the title
+    (``fig.note.range_widened``). The chart is laid out for the width of the :func:`chart_columns` slot it is drawn
+    in (default the whole main column): numbers that cannot fit with 2 decimals are shortened, said under the title
+    (``fig.note.rounded``)."""
     A = np.ascontiguousarray(M, dtype=np.float64)
     texts = _fig_texts(name, title_args)
-    args = (tuple(str(r) for r in rows), tuple(str(c) for c in cols), texts, weights, role, highlight_row)
+    notes = (t("fig.note.range_widened"), t("fig.note.rounded"))  # templates, filled by the figure
+    args = (tuple(str(r) for r in rows), tuple(str(c) for c in cols), texts, weights, role, highlight_row,
+            None if zmax is None else float(zmax), slot_width(), notes)
     template = pio.templates.default
     cached = template is None or isinstance(template, str)
     if cached:
@@ -143,7 +230,8 @@ def show_mask(name: str, mask, rows, cols, *, additive: bool = False, title: str
     title_, row_title, col_title, hover = _fig_texts(name, None)
     yes, no = ("0", "−∞") if additive else (t("fig.mask_bool.yes"), t("fig.mask_bool.no"))
     show_figure(F.mask_spec(mask, [str(r) for r in rows], [str(c) for c in cols], title=title or title_,
-                            row_title=row_title, col_title=col_title, hover=hover, yes=yes, no=no), key=key)
+                            row_title=row_title, col_title=col_title, hover=hover, yes=yes, no=no,
+                            width_px=slot_width()), key=key)
     if caption:
         st.caption(caption)
 
@@ -161,10 +249,42 @@ def token_notices(text: str) -> None:
 
 
 def latex_text(s: str) -> str:
-    """A token inside LaTeX \\text{...}: special characters escaped so any token renders as itself."""
-    rep = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#", "^": r"\^{}",
-           "_": r"\_", "%": r"\%", "~": r"\~{}"}
+    """A token inside LaTeX \\text{...}: special characters escaped so any token renders as itself (also inside
+    Markdown's $...$, see :func:`formula`: no "$" is left in the result)."""
+    rep = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\textdollar{}", "&": r"\&", "#": r"\#",
+           "^": r"\^{}", "_": r"\_", "%": r"\%", "~": r"\~{}"}
     return r"\text{" + "".join(rep.get(ch, ch) for ch in s) + "}"
+
+
+def formula(tex: str) -> None:
+    """Draw a formula that fits its column: KaTeX in display style, but set inline (Markdown's ``$...$``), where
+    KaTeX may break a line after ``=``, ``+`` or ``\\allowbreak`` (st.latex's display mode never breaks: a long
+    equation ran past the column's right edge). Centred like st.latex. ``tex`` must not hold "$" (tokens: use
+    :func:`latex_text`)."""
+    if "$" in tex:
+        raise ValueError("a formula must not contain '$' (escape user text with latex_text)")
+    st.markdown("$\\displaystyle " + tex + "$", text_alignment="center")
+
+
+def tex_vector(values, fmt=None) -> str:
+    """A row vector in LaTeX as [a, b, c]. Past 4 entries a line may break after any comma (a bmatrix never
+    breaks, and 16 entries are wider than a phone); up to 4 it stays whole (it fits a phone), so a formula breaks
+    before it. ``fmt``: how each entry is written (default :func:`num` for LaTeX)."""
+    fmt = fmt or (lambda v: num(v, tex=True))
+    texts = [fmt(v) for v in values]
+    sep = ",\\allowbreak\\ " if len(texts) > 4 else ",\\ "
+    return "[\\," + sep.join(texts) + "\\,]"
+
+
+JA_STOPS = ("\u3002", "\uff09", "\u300d")  # the Japanese full stop, closing bracket and closing quote
+
+
+def join_sentences(parts) -> str:
+    """Sentences of the language tables as one text: a space after a Latin full stop, none after a Japanese one."""
+    out = ""
+    for part in parts:
+        out += part if not out or out.endswith(JA_STOPS) else " " + part
+    return out
 
 
 _MD_ESCAPES = str.maketrans({ch: "\\" + ch for ch in "\\`*_{}[]()#+-.!|<>~$&:'\"=/%^@;,?"})
@@ -176,25 +296,138 @@ def md_escape(s: str) -> str:
     return str(s).translate(_MD_ESCAPES)
 
 
-def markdown_table(header: list[str], rows: list[list[str]], align: str = "") -> str:
+WORD_JOINER, NO_BREAK_SPACE = "\u2060", "\u00a0"
+
+
+def _wide(ch: str) -> bool:
+    """A character a browser may break a line before or after (CJK ideographs, kana, full-width forms)."""
+    return unicodedata.east_asian_width(ch) in ("W", "F")
+
+
+def keep_together(s: str) -> str:
+    """Text that never wraps onto two lines: spaces become no-break spaces and a word joiner (U+2060, invisible)
+    goes between two characters where a line may break inside Japanese text. Latin words and numbers need none."""
+    out = []
+    for k, ch in enumerate(s):
+        if k and (_wide(ch) or _wide(s[k - 1])) and ch != " " and s[k - 1] != " ":
+            out.append(WORD_JOINER)
+        out.append(NO_BREAK_SPACE if ch == " " else ch)
+    return "".join(out)
+
+
+def markdown_table(header: list[str], rows: list[list[str]], align: str = "", wrap=()) -> str:
     """A Markdown table (rendered by st.markdown: cheap to send, large type on a projector). Every cell is passed
     through :func:`md_escape`, so tokens holding '|', '*' or HTML show as typed. ``align``: one letter per column,
-    'l' or 'r' (default left)."""
+    'l' or 'r' (default left). Headers and the cells of every column not listed in ``wrap`` (column indices) are
+    kept on one line (:func:`keep_together`): a number, a token or a header never breaks in the middle."""
     marks = [{"r": "---:", "l": ":---"}.get(a, "---") for a in align.ljust(len(header), "l")]
-    lines = ["| " + " | ".join(md_escape(h) for h in header) + " |", "| " + " | ".join(marks) + " |"]
-    lines += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in rows]
+
+    def cell(text: str, j: int) -> str:
+        return md_escape(text if j in wrap else keep_together(str(text)))
+
+    lines = ["| " + " | ".join(md_escape(keep_together(h)) for h in header) + " |", "| " + " | ".join(marks) + " |"]
+    lines += ["| " + " | ".join(cell(c, j) for j, c in enumerate(row)) + " |" for row in rows]
     return "\n".join(lines)
 
 
-def num(v: float) -> str:
-    """A number for formulas: up to 3 decimals, trailing zeros dropped, minus sign kept ASCII for LaTeX;
-    −∞ (a masked score) as "−∞"."""
-    if not np.isfinite(v):
-        return "−∞" if v < 0 else "∞" if v > 0 else "NaN"
-    if abs(v) >= 1e4:
-        return f"{v:.3g}"
-    s = f"{v:.3f}".rstrip("0").rstrip(".")
-    return "0" if s in ("-0", "") else s
+# A markdown table wider than its column (a phone, 16 tokens) scrolls inside its own box instead of running past the
+# column's right edge; the step strip's boxes. The only CSS of the app, written once here (see show_table).
+STYLE = ("<style>[data-testid='stMarkdownContainer']:has(> table){overflow-x:auto}"
+         ".al-flow{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin:4px 0 12px}"
+         ".al-step{border:2px solid;border-radius:8px;padding:4px 10px;font-weight:600;font-size:1.02rem;"
+         "background:#fff}.al-arrow{color:#666;font-size:1.2rem}</style>")
+
+
+def show_table(header: list[str], rows: list[list[str]], align: str = "", wrap=()) -> None:
+    """Draw :func:`markdown_table` (same arguments); it scrolls sideways inside its own box when wider than the
+    column. The cells are escaped, so passing the shared STYLE along as HTML lets no user text through as HTML."""
+    st.markdown(STYLE + "\n\n" + markdown_table(header, rows, align, wrap), unsafe_allow_html=True)
+
+
+# ---- numbers on screen -------------------------------------------------------------------------------------------
+# One rule for every number a page writes in text, tables and formulas (chart cells are ui.figures'):
+# - decimals, never "e" notation: up to 3 decimals, trailing zeros dropped; percentages with 1 decimal;
+# - one minus sign, U+2212 "−" (KaTeX draws it exactly as it draws "-");
+# - a weight, a share or e^(s − s_max), numbers in [0, 1], is "0" or "1" only when it is exactly 0 or 1: one that
+#   rounds to 0 or 1 without being it is written "<0.001" / ">0.999" ("<0.1%" / ">99.9%");
+# - |v| ≥ 10⁶ (reached only with extreme typed values) as 4 significant digits times a power of ten, "1.235×10⁶",
+#   a notation a high-school student reads (never "1.2e+06").
+MINUS = "\u2212"
+LARGE = 1e6
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def _fixed(v: float, decimals: int) -> str:
+    s = f"{v:.{decimals}f}"
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s.replace("-", MINUS)
+
+
+def num(v: float, decimals: int = 3, *, tex: bool = False) -> str:
+    """A number as a student reads it: up to ``decimals`` decimals, trailing zeros dropped, "−" for negatives,
+    never "e" notation; |v| ≥ 10⁶ as "1.235×10⁶" (``tex``: ``1.235\\times 10^{6}`` for LaTeX); ±∞ (a masked
+    score) as "−∞" / "∞" (``tex``: ``-\\infty``). NaN as "NaN". Everything but large numbers and ∞ is the same text
+    in LaTeX (KaTeX reads "−")."""
+    v = float(v)
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return ("-" if v < 0 else "") + r"\infty" if tex else (MINUS if v < 0 else "") + "∞"
+    if abs(v) < LARGE:
+        return _fixed(v, decimals)
+    e = math.floor(math.log10(abs(v)))
+    m = round(v / 10.0**e, 3)
+    if abs(m) >= 10:  # 9.9996e6 rounds to 10.000
+        m, e = m / 10, e + 1
+    return _fixed(m, 3) + (r"\times 10^{" + str(e) + "}" if tex else "×10" + str(e).translate(_SUPERSCRIPT))
+
+
+def prob(v: float, decimals: int = 3, *, tex: bool = False, exact: bool = True) -> str:
+    """A number in [0, 1] (a weight, a share, e^(s − s_max)): like :func:`num`, but "0" and "1" only when exactly
+    0 or 1; a value that rounds to either without being it is "<0.001" / ">0.999" (for 3 ``decimals``; ``tex``:
+    ``{<}0.001``, ready to multiply in brackets). ``exact=False``: the value is known not to be exactly 0 or 1
+    (e^(−800) is stored as 0.0, 1 − 10⁻³⁰ as 1.0; see :func:`softmax_exact`), so 0.0 and 1.0 are written "<0.001"
+    and ">0.999" too. Raises ValueError outside [0, 1] or for NaN."""
+    v = float(v)
+    if not 0.0 <= v <= 1.0:
+        raise ValueError(f"prob takes a number in [0, 1], got {v!r}")
+    if v in (0.0, 1.0) and exact:
+        return str(int(v))
+    s = _fixed(v, decimals)
+    if s == "0":
+        return ("{<}" if tex else "<") + _fixed(10.0**-decimals, decimals)
+    if s == "1":
+        return ("{>}" if tex else ">") + _fixed(1 - 10.0**-decimals, decimals)
+    return s
+
+
+def percent(w: float, decimals: int = 1, *, exact: bool = True) -> str:
+    """A weight in [0, 1] as a percentage with ``decimals`` decimals ("12.5%"): "0%" and "100%" only when exactly 0
+    or 1; one that rounds to either without being it is "<0.1%" / ">99.9%"; ``exact`` as in :func:`prob`. Raises
+    ValueError outside [0, 1]."""
+    w = float(w)
+    if not 0.0 <= w <= 1.0:
+        raise ValueError(f"percent takes a number in [0, 1], got {w!r}")
+    if w in (0.0, 1.0) and exact:
+        return f"{int(100 * w)}%"
+    s = f"{100 * w:.{decimals}f}"
+    unit = f"{10.0**-decimals:.{decimals}f}"
+    if float(s) == 0:
+        return f"<{unit}%"
+    if float(s) == 100:
+        return f">{100 - 10.0**-decimals:.{decimals}f}%"
+    return s + "%"
+
+
+def softmax_exact(scores) -> np.ndarray:
+    """Which softmax weights of one row of (scaled) scores are exactly 0 or 1 in exact arithmetic: a masked key's
+    (score −∞) is exactly 0, and the one key left when all others are masked gets exactly 1. Every other weight lies
+    strictly between 0 and 1, even where floating point stores it as 0.0 or 1.0: pass ``exact=`` this to
+    :func:`prob` / :func:`percent`. scores: (n,) float; returns (n,) bool."""
+    s = np.asarray(scores, dtype=np.float64)
+    masked = ~np.isfinite(s)
+    return masked | (masked.sum() >= s.size - 1)
 
 
 FLOW_QKV = [("X", "X"), ("W", "flow.proj"), ("Q", "Q · K · V"), ("weights", "flow.scores"),
@@ -209,10 +442,5 @@ def pipeline_strip(steps=None) -> None:
         text = t(label) if "." in label else label
         color = F.ROLE_COLORS[role]
         boxes.append(f'<span class="al-step" style="border-color:{color};color:{color}">{html.escape(text)}</span>')
-    st.markdown(
-        "<style>.al-flow{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin:4px 0 12px}"
-        ".al-step{border:2px solid;border-radius:8px;padding:4px 10px;font-weight:600;font-size:1.02rem;"
-        "background:#fff}.al-arrow{color:#666;font-size:1.2rem}</style>"
-        '<div class="al-flow">' + '<span class="al-arrow">→</span>'.join(boxes) + "</div>",
-        unsafe_allow_html=True,
-    )
+    st.markdown(STYLE + '<div class="al-flow">' + '<span class="al-arrow">→</span>'.join(boxes) + "</div>",
+                unsafe_allow_html=True)

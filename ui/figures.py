@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import html
 import math
-from functools import cache
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cache, lru_cache
 
 import numpy as np
 import plotly.graph_objects as go
 
 from attention_core.tokens import display_labels
+from lessons.ranges import nice_ceiling
 
 # One colour per role everywhere (Okabe–Ito palette, safe for colour-blind viewers).
 ROLE_COLORS = {"X": "#444444", "W": "#7F7F7F", "Q": "#D55E00", "K": "#0072B2", "V": "#009E73",
@@ -51,9 +55,339 @@ def _tick_labels(labels) -> list[str]:
     return [escape(x) for x in display_labels([str(x) for x in labels], TICK_CHARS)]
 
 
-def _cell_font(n_rows: int, n_cols: int) -> int:
-    m = max(n_rows, n_cols)
-    return 18 if m <= 5 else 15 if m <= 8 else 12 if m <= 12 else 10
+# ---- readable from the back of the room (a 1280×720 projector window) -------------------------------------------
+# Plotly sizes a chart to its column, so a builder is told the width its chart gets at the reference window
+# (``width_px``) and chooses its type sizes, margins and height so that every number written in a cell or above a bar
+# fits, at a size readable from the back of a class room. Text widths are estimated from the advance widths of the
+# chart font (Noto Sans CJK JP, measured in Chromium: tests/e2e/test_readability.py checks the rendered charts).
+REF_COLUMN_PX = 820
+"""Width of the main column at the reference window (1280×720, sidebar open), measured in Chromium."""
+COLUMN_GAP_PX = 16
+"""Gap between two st.columns."""
+CELL_FONTS = (18, 16, 14)
+"""Type sizes a heatmap cell's number may take, largest first; never below 14 px."""
+TICK_FONT = 15
+"""Axis labels (tokens, indices)."""
+SMALL_FONT = 12
+"""The smallest text of a chart: colour bar ticks, value axis ticks."""
+BAR_FONTS = (16, 14, 12)
+"""Type sizes a bar's value label may take, largest first; never below 12 px."""
+TEXT_SAFETY = 1.05
+"""Estimated widths are taken this much wider than measured (other fonts, rounding)."""
+LINE_EM, NEXT_LINE_EM = 1.45, 1.3
+"""Height of a line's text box, and of each further line, in em."""
+MODEBAR_PX = 70
+"""Width of the chart toolbar at the top right corner (two buttons: download, reset axes; see MODEBAR_REMOVE)."""
+MODEBAR_REMOVE = ["zoom2d", "pan2d", "zoomIn2d", "zoomOut2d", "select2d", "lasso2d", "autoScale2d"]
+LARGE = 1e4
+"""From this size on a cell's number is written as a mantissa over "×10ⁿ" (two lines)."""
+
+# advance widths (em) of the printable ASCII characters in the chart font, from "!" (33) to "~" (126)
+_ASCII_EM = dict(zip(
+    (chr(c) for c in range(33, 127)),
+    (0.323, 0.474, 0.555, 0.555, 0.921, 0.68, 0.278, 0.338, 0.338, 0.467, 0.555, 0.278, 0.347, 0.278, 0.392,
+     *(0.555,) * 10, 0.278, 0.278, 0.555, 0.555, 0.555, 0.474, 0.946,
+     0.608, 0.657, 0.638, 0.688, 0.589, 0.552, 0.689, 0.728, 0.293, 0.535, 0.646, 0.543, 0.812, 0.723, 0.742,
+     0.633, 0.742, 0.635, 0.596, 0.599, 0.721, 0.575, 0.878, 0.573, 0.531, 0.603,
+     0.338, 0.392, 0.338, 0.555, 0.559, 0.606,
+     0.563, 0.618, 0.51, 0.62, 0.554, 0.325, 0.564, 0.607, 0.275, 0.275, 0.552, 0.284, 0.926, 0.61, 0.606, 0.62,
+     0.62, 0.388, 0.468, 0.377, 0.607, 0.521, 0.802, 0.498, 0.521, 0.475, 0.338, 0.27, 0.338, 0.555)))
+_OTHER_EM = {" ": 0.25, "\u2212": 0.555, "✓": 0.69, "✗": 0.84, "·": 0.57, "¹": 0.42, "²": 0.42, "³": 0.42,
+             "⁰": 0.42, "⁴": 0.42, "⁵": 0.42, "⁶": 0.42, "⁷": 0.42, "⁸": 0.42, "⁹": 0.42, "⁻": 0.42, "\u00a0": 0.25}
+_TAG = re.compile(r"<[^>]*>")
+_BREAK = re.compile(r"<br\s*/?>", re.I)
+
+
+def _char_em(ch: str) -> float:
+    em = _ASCII_EM.get(ch) or _OTHER_EM.get(ch)
+    if em is not None:
+        return em
+    kind = unicodedata.east_asian_width(ch)
+    return 0.5 if kind == "H" else 0.65 if kind in ("N", "Na") and ord(ch) < 0x2000 else 1.0
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of a chart text as shown: split at <br>, other tags dropped, entities decoded."""
+    return [html.unescape(_TAG.sub("", line)) for line in _BREAK.split(str(text))]
+
+
+@lru_cache(maxsize=8192)
+def _text_em(text: str) -> float:
+    return max(sum(_char_em(ch) for ch in line) for line in text_lines(text)) * TEXT_SAFETY
+
+
+def text_px(text: str, size: float) -> float:
+    """Estimated width in px of a chart text (plotly pseudo-HTML; its widest line) at type size ``size``."""
+    return _text_em(str(text)) * size
+
+
+def text_height_px(text: str, size: float) -> float:
+    """Height in px of a chart text's box (one line per <br>)."""
+    return size * (LINE_EM + NEXT_LINE_EM * (len(text_lines(text)) - 1))
+
+
+def column_px(n: int = 1, share: float | None = None, of: float = REF_COLUMN_PX) -> int:
+    """Width at the reference window of one of ``n`` equal st.columns in a block ``of`` px wide (or of a column
+    taking ``share`` of the block when the columns are unequal)."""
+    inner = of - COLUMN_GAP_PX * (n - 1)
+    return int(inner * (share if share is not None else 1 / n))
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def _minus(s: str) -> str:
+    return s.replace("-", "\u2212")
+
+
+def cell_text(v: float, sig: int | None = None, large: float = LARGE) -> str:
+    """A number written in a heatmap cell. ``sig`` None: 2 decimals (:func:`fmt_num`'s); else shortened to at most
+    ``sig`` significant digits and 2 decimals, the whole part never cut (19.34 → "19.3" for 3, "19" for 2). From
+    ``large`` (LARGE) on: the mantissa (3 or ``sig`` digits) over "×10ⁿ" on a second line ("1.23<br>×10⁷").
+    ±∞ "∞" / "−∞"; never "−0.00"."""
+    if not math.isfinite(v):
+        return "−∞" if v < 0 else ("∞" if v > 0 else "NaN")
+    a = abs(v)
+    if a >= large:
+        digits = 3 if sig is None else sig
+        e = math.floor(math.log10(a))
+        m = round(v / 10.0**e, digits - 1)
+        if abs(m) >= 10:  # 9.996e6 rounds to 10.0
+            m, e = m / 10, e + 1
+        return _minus(f"{m:.{digits - 1}f}") + "<br>×10" + str(e).translate(_SUPERSCRIPT)
+    if sig is None:
+        return fmt_num(v)
+    decimals = 2 if a == 0 else min(2, max(0, sig - 1 - math.floor(math.log10(a))))
+    s = f"{v:.{decimals}f}"
+    if float(s) == 0:
+        s = f"{0:.{decimals}f}"
+    return _minus(s)
+
+
+CELL_STYLES = ((None, LARGE), (3, LARGE), (2, LARGE), (2, 1e3))
+"""How a heatmap writes its numbers, (sig, large) of :func:`cell_text`, in order of preference: 2 decimals, else 3,
+else 2 significant digits, else 2 significant digits with "×10ⁿ" from 1000 on."""
+
+
+def _short_num(v: float) -> str:
+    """A colour bar tick: as few digits as the value needs ("0.5", "−2", "2.5×10⁴")."""
+    if v == 0:
+        return "0"
+    if abs(v) >= LARGE:
+        e = math.floor(math.log10(abs(v)))
+        return _minus(f"{v / 10.0**e:.3g}") + "×10" + str(e).translate(_SUPERSCRIPT)
+    return _minus(f"{v:.4g}")
+
+
+def _ticks(lo: float, hi: float, length_px: float, label_px) -> tuple[list[float], list[str]]:
+    """Round tick values in [lo, hi] (0 included when lo < 0 < hi) as many as fit along ``length_px`` without two
+    labels touching (``label_px(text)``: a label's extent along the bar), and their texts."""
+    span = hi - lo
+    for count in (8, 6, 5, 4, 3, 2, 1):
+        raw = span / count
+        k = math.floor(math.log10(raw))
+        for step in (1, 2, 2.5, 5, 10):
+            s = step * 10.0**k
+            if s >= raw * (1 - 1e-9):
+                break
+        first = math.ceil(lo / s - 1e-9)
+        vals = [float(f"{(first + i) * s:.12g}") for i in range(int(math.floor(hi / s + 1e-9)) - first + 1)]
+        texts = [_short_num(v) for v in vals]
+        if len(vals) < 2:
+            continue
+        gap = length_px * s / span
+        if all(label_px(t) + 6 <= gap for t in texts):
+            return vals, texts
+    return [lo, hi], [_short_num(lo), _short_num(hi)]
+
+
+def _radicals(text: str) -> str:
+    """"√" in a Latin font: the CJK font draws it with a bar over what follows ("√‾d_k")."""
+    return text.replace("√", '<span style="font-family:Liberation Sans, Arial, Helvetica, DejaVu Sans, sans-serif">'
+                              "√</span>") if "√" in text else text
+
+
+def _title(text: str, size: int, width_px: float, color: str = "#222", subtitle: str = "") -> tuple[dict, int]:
+    """A chart's title, left, clear of the toolbar at the top right: a title that would reach under it starts
+    below it. Returns (the title dict, the top margin it needs)."""
+    if not text and not subtitle:
+        return {"font": {"color": color, "size": size}, "text": "", "x": 0, "xanchor": "left"}, 20
+    if not text:  # a note without a title takes the title's place
+        return ({"font": {"color": "#444", "size": 14}, "text": _radicals(subtitle), "x": 0, "xanchor": "left"},
+                int(text_height_px(subtitle, 14)) + 30)
+    title = {"font": {"color": color, "size": size}, "text": _radicals(f"<b>{text}</b>"), "x": 0, "xanchor": "left"}
+    top = 50
+    if text_px(text, size * 1.05) + MODEBAR_PX + 12 > width_px:  # bold is a little wider
+        title.update({"y": 1, "yanchor": "top", "yref": "container", "pad": {"t": 34}})
+        top = 34 + int(text_height_px(text, size)) + 16
+    if subtitle:
+        title["subtitle"] = {"font": {"size": 14, "color": "#444"}, "text": _radicals(subtitle)}
+        top += int(text_height_px(subtitle, 14)) + 12
+    return title, top
+
+
+def _finish(spec: dict) -> dict:
+    """What every chart shares: the toolbar reduced to download and reset (it covers less), √ drawn cleanly in the
+    legend names, axis titles and notes."""
+    layout = spec["layout"]
+    layout["modebar"] = {"remove": list(MODEBAR_REMOVE)}
+    for trace in spec["data"]:
+        if "name" in trace:
+            trace["name"] = _radicals(trace["name"])
+    for note in layout.get("annotations", ()):
+        note["text"] = _radicals(note["text"])
+    for key, axis in layout.items():
+        if key.startswith(("xaxis", "yaxis")) and isinstance(axis.get("title"), dict) and axis["title"].get("text"):
+            axis["title"]["text"] = _radicals(axis["title"]["text"])
+    return spec
+
+
+def _wrap(text: str, px: float, size: float, lines: int) -> str | None:
+    """``text`` on at most ``lines`` lines of at most ``px`` each (broken at spaces when it has them, else between
+    characters; the last line cut with "…"), joined with <br>; None when even that does not fit."""
+    words = text.split(" ") if " " in text else list(text)
+    sep = " " if " " in text else ""
+    out, line = [], ""
+    for word in words:
+        trial = line + sep + word if line else word
+        if text_px(trial, size) <= px or not line:
+            line = trial
+        else:
+            out.append(line)
+            line = word
+    out.append(line)
+    if len(out) > lines:
+        last = out[lines - 1]
+        while last and text_px(last + "…", size) > px:
+            last = last[:-1]
+        out = out[:lines - 1] + [last + "…"]
+    if any(text_px(x, size) > px for x in out):
+        return None
+    return "<br>".join(escape(x) for x in out)
+
+
+def _spaced(widths, slot_px: float) -> bool:
+    """Labels of these widths centred ``slot_px`` apart leave at least 4 px between neighbours."""
+    return all((a + b) / 2 + 4 <= slot_px for a, b in zip(widths, widths[1:]))
+
+
+def fit_tick_labels(labels, slot_px: float, size: int = TICK_FONT, max_chars: int = TICK_CHARS, wrap: int = 1):
+    """Axis labels for a category axis whose categories are ``slot_px`` apart, so that no two touch: cut at
+    ``max_chars`` with "…" and escaped; horizontal when they fit side by side (a label wider than its slot broken
+    onto up to ``wrap`` lines), else turned upright (−90°). Returns (texts, angle, depth_px): the labels' extent
+    below the axis."""
+    texts = [escape(x) for x in display_labels([str(x) for x in labels], max_chars)]
+    widths = [text_px(x, size) for x in texts]
+    whole = [escape(str(x)) for x in labels]
+    if texts == whole and _spaced(widths, slot_px):
+        return texts, 0, size * LINE_EM
+    if wrap > 1:  # whole labels on up to ``wrap`` lines rather than cut on one
+        wrapped = [x if text_px(x, size) <= slot_px - 4 else _wrap(str(lab), slot_px - 4, size, wrap)
+                   for x, lab in zip(whole, labels)]
+        if all(w is not None for w in wrapped) and _spaced([text_px(w, size) for w in wrapped], slot_px):
+            return wrapped, 0, max(text_height_px(w, size) for w in wrapped)
+    if _spaced(widths, slot_px):
+        return texts, 0, size * LINE_EM
+    return texts, -90, max(widths, default=0.0)
+
+
+def fit_line(text: str, px: float, size: float) -> str:
+    """``text`` (escaped here) cut with "…" so that it fits ``px`` at ``size``."""
+    s = str(text)
+    if text_px(escape(s), size) <= px:
+        return escape(s)
+    while s and text_px(escape(s) + "…", size) > px:
+        s = s[:-1]
+    return escape(s) + "…"
+
+
+@dataclass(frozen=True)
+class GridPlan:
+    """How a heatmap (or mask grid) is laid out at its width: the cells' type size and texts, where the colour bar
+    goes, the margins, a cell's size and the figure's height. ``fits``: every cell text fits inside its cell."""
+
+    font: int
+    style: tuple
+    texts: list
+    row_labels: list
+    col_labels: list
+    x_angle: int
+    x_depth: float
+    colorbar: str
+    margin: dict
+    cell_w: float
+    cell_h: int
+    height: int
+    fits: bool
+
+
+CELL_PAD = 2  # px between a cell's number and its edge (each side)
+CELL_GAP = 2  # xgap / ygap: the white line between cells
+_Y_TITLE_PX = 44  # the row axis title (14 px, standoff) left of the labels
+_X_TITLE_PX = 42  # the column axis title below the labels
+_CBAR_V = 8 + 12 + 4 + 8  # a vertical colour bar right of the cells: gap, bar, gap to its labels, gap after
+_CBAR_H = 12 + 6 + 20  # a horizontal colour bar under the column title: bar, gap, labels
+
+
+def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, width_px: float, row_title: bool,
+              col_title: bool, colorbar_ticks=None, cell_px: int | None = None) -> GridPlan:
+    """Lay out a grid of n_rows × n_cols cells in a chart ``width_px`` wide (the top margin, for the title and notes,
+    is added by the caller: ``margin["t"]`` is 0 and ``height`` leaves it out).
+
+    Args:
+        texts_for: style (one of CELL_STYLES) → the cells' texts (n_rows lists of n_cols strings).
+        row_labels, col_labels: the tokens / indices (cut and escaped here).
+        row_title, col_title: whether the axes have titles.
+        colorbar_ticks: the colour bar's tick texts, or None for no colour bar.
+        cell_px: the cell height asked for (default from the number of rows).
+    Tries, in order of preference: every number style of CELL_STYLES; row labels cut at 12, 8, 6, 4 then 3 characters;
+    each cell type size of CELL_FONTS; the colour bar right of the cells, then under them. Takes the first way in
+    which every cell's text fits inside its cell, else the tightest way (``fits`` False).
+    """
+    cbar_w = max((text_px(t, SMALL_FONT) for t in colorbar_ticks or ()), default=0.0)
+    bars = ("v", "h") if colorbar_ticks else ("",)
+
+    def ways():
+        for style in CELL_STYLES:
+            texts = texts_for(style)
+            shown = {x for row in texts for x in row if x}  # a heatmap repeats its texts ("0.00", "○")
+            em = max((text_px(x, 1.0) for x in shown), default=0.0)
+            lines = max((x.count("<br>") + 1 for x in shown), default=1)
+            for cut in (TICK_CHARS, 8, 6, 4, 3):
+                rows = [escape(x) for x in display_labels([str(x) for x in row_labels], cut)]
+                left = 22 + max((text_px(x, TICK_FONT) for x in rows), default=0.0) + (_Y_TITLE_PX if row_title else 0)
+                for font in CELL_FONTS:
+                    for bar in bars:
+                        right = 10 + (_CBAR_V + cbar_w if bar == "v" else 0)
+                        cell_w = (width_px - left - right) / max(n_cols, 1)
+                        yield style, texts, lines, rows, left, font, bar, right, cell_w, \
+                            em * font + 2 * CELL_PAD + CELL_GAP <= cell_w
+
+    for way in ways():
+        if way[-1]:
+            break
+    style, texts, lines, rows, left, font, bar, right, cell_w, fits = way
+    cols, x_angle, x_depth = fit_tick_labels(col_labels, cell_w)
+    line_h = font * (LINE_EM + NEXT_LINE_EM * (lines - 1))
+    cell_h = max(cell_px or max(34, min(60, int(420 / max(n_rows, 1)))), math.ceil(line_h) + 2 * CELL_PAD + CELL_GAP)
+    bottom = math.ceil(18 + x_depth + (_X_TITLE_PX if col_title else 8) + (_CBAR_H if bar == "h" else 0))
+    margin = {"l": math.ceil(left), "r": math.ceil(right), "t": 0, "b": bottom}
+    return GridPlan(font, style, texts, rows, cols, x_angle, x_depth, bar, margin, cell_w, cell_h,
+                    int(n_rows * cell_h + bottom), fits)
+
+
+def grid_need(texts, row_labels, col_labels, *, colorbar_top: float | None, row_title: bool = True) -> float:
+    """The narrowest chart width (px) in which a grid with these cell texts shows every one of them at 14 px in the
+    way :func:`grid_plan` lays it out (row labels cut at 12 characters, the colour bar under the cells)."""
+    em = max((text_px(x, 1.0) for x in {x for row in texts for x in row if x}), default=0.0)
+    rows = [escape(x) for x in display_labels([str(x) for x in row_labels], TICK_CHARS)]
+    left = 22 + max((text_px(x, TICK_FONT) for x in rows), default=0.0) + (_Y_TITLE_PX if row_title else 0)
+    return math.ceil(left + 10 + max(len(col_labels), 1) * (em * CELL_FONTS[-1] + 2 * CELL_PAD + CELL_GAP)) + 2
+
+
+def _bar_ticks(lo: float, hi: float, length_px: float, horizontal: bool):
+    extent = (lambda t: text_px(t, SMALL_FONT)) if horizontal else (lambda t: SMALL_FONT * LINE_EM)
+    return _ticks(lo, hi, length_px, extent)
 
 
 # ---- building figures cheaply ------------------------------------------------------------------------------------
@@ -85,84 +419,129 @@ def _figure(spec: dict) -> go.Figure:
 
 def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str = "", col_title: str = "",
                  hover: str = "", weights: bool = False, role: str | None = None, zmax: float | None = None,
-                 highlight_row: int | None = None, cell_px: int | None = None) -> dict:
+                 highlight_row: int | None = None, cell_px: int | None = None, width_px: float | None = None,
+                 range_note: str = "", rounded_note: str = "") -> dict:
     """The figure of :func:`heatmap` (same arguments) as a plain dict {"data": [trace], "layout": {...}}."""
     A = np.asarray(M, dtype=np.float64)
     r, c = A.shape
+    width = float(width_px or REF_COLUMN_PX)
     finite = np.where(np.isfinite(A), A, np.nan)
     masked = np.isneginf(A)
-    text = [["" if v == -math.inf else fmt_num(v) for v in row] for row in A.tolist()]
+    values = A.tolist()
     rows = [escape(x) for x in row_labels]
     cols = [escape(x) for x in col_labels]
-    custom = [[[rows[i], cols[j]] for j in range(c)] for i in range(r)]  # full labels in the hover text
-    rows, cols = _tick_labels(row_labels), _tick_labels(col_labels)
-    trace = {"colorbar": {"len": 0.9, "thickness": 12, "tickfont": {"size": 12}}}
+    plain = CELL_STYLES[0]
+    by_style: dict = {plain: [[cell_text(v) for v in row] for row in values]}  # 2 decimals, "−∞" for masked
+    custom = [[[rows[i], cols[j], by_style[plain][i][j]] for j in range(c)] for i in range(r)]  # labels, value
+    notes = []
     if weights:
-        trace["colorscale"] = _colorscale(WEIGHTS_SCALE)
-        scale = {"zmax": 1.0, "zmin": 0.0}
+        lo, hi, scale = 0.0, 1.0, {"zmax": 1.0, "zmin": 0.0}
     else:
-        top = zmax if zmax is not None else float(np.nanmax(np.abs(finite))) if np.isfinite(finite).any() else 1.0
+        largest = float(np.nanmax(np.abs(finite))) if np.isfinite(finite).any() else 0.0
+        top = largest if zmax is None else float(zmax)
+        if zmax is not None and largest > top:  # a value past the lesson's range: widened, and said
+            top, base = nice_ceiling(largest), top
+            if range_note:
+                notes.append(range_note.format(new=_short_num(top), base=_short_num(base)))
         top = top if top > 0 else 1.0
-        trace["colorscale"] = _colorscale(DIVERGING_SCALE)
-        scale = {"zmax": top, "zmid": 0.0, "zmin": -top}
+        lo, hi, scale = -top, top, {"zmax": top, "zmid": 0.0, "zmin": -top}
+    first_h = max(cell_px or max(34, min(60, int(420 / max(r, 1)))), 1)
+    tick_vals, tick_texts = _bar_ticks(lo, hi, 0.9 * r * first_h, horizontal=False)
+    by_style[plain] = [["" if v == -math.inf else x for v, x in zip(vs, xs)] for vs, xs in zip(values, by_style[plain])]
+
+    def texts_for(style):
+        if style not in by_style:
+            by_style[style] = [["" if v == -math.inf else cell_text(v, *style) for v in row] for row in values]
+        return by_style[style]
+
+    plan = grid_plan(texts_for, r, c, row_labels, col_labels, width_px=width, row_title=bool(row_title),
+                     col_title=bool(col_title), colorbar_ticks=tick_texts, cell_px=cell_px)
+    if plan.style != plain and rounded_note:
+        notes.append(rounded_note)
+    hover = hover or "%{customdata[0]} · %{customdata[1]}: %{text}<extra></extra>"
+    if plan.style != plain:  # the cells are shortened: the hover keeps 2 decimals
+        hover = hover.replace("%{text}", "%{customdata[2]}")
+    if plan.colorbar == "h":
+        plot_w = width - plan.margin["l"] - plan.margin["r"]
+        length = min(0.8, 360 / max(plot_w, 1))
+        tick_vals, tick_texts = _bar_ticks(lo, hi, length * plot_w, horizontal=True)
+        colorbar = {"len": length, "orientation": "h", "thickness": 12, "tickfont": {"size": SMALL_FONT},
+                    "ticktext": tick_texts, "tickvals": tick_vals, "x": 0.5, "xanchor": "center", "y": 0,
+                    "yanchor": "bottom", "ypad": 4, "yref": "container"}  # the strip under the column title
+    else:
+        colorbar = {"len": 0.9, "thickness": 12, "tickfont": {"size": SMALL_FONT}, "ticktext": tick_texts,
+                    "tickvals": tick_vals, "x": 1, "xanchor": "left", "xpad": 8}
+    trace = {"colorbar": colorbar, "colorscale": _colorscale(WEIGHTS_SCALE if weights else DIVERGING_SCALE)}
     trace.update({
-        "customdata": custom, "hovertemplate": hover or "%{customdata[0]} · %{customdata[1]}: %{text}<extra></extra>",
-        "text": text, "textfont": {"size": _cell_font(r, c)}, "texttemplate": "%{text}", "x": list(range(c)),
-        "xgap": 2, "y": list(range(r)), "ygap": 2, "z": finite, **scale, "type": "heatmap",
+        "customdata": custom, "hovertemplate": hover, "text": plan.texts, "textfont": {"size": plan.font},
+        "texttemplate": "%{text}", "x": list(range(c)), "xgap": CELL_GAP, "y": list(range(r)), "ygap": CELL_GAP,
+        "z": finite, **scale, "type": "heatmap",
     })
-    cell = cell_px or max(34, min(60, int(420 / max(r, 1))))
-    layout = {
-        "title": {"font": {"color": ROLE_COLORS.get(role, "#222"), "size": 18},
-                  "text": f"<b>{title}</b>" if title else "", "x": 0, "xanchor": "left"},
-        "margin": {"b": 50, "l": 10, "r": 10, "t": 50 if title else 20},
-        "font": {"family": FONT, "size": 14},
-        "xaxis": {"showgrid": False, "side": "bottom", "tickfont": {"size": 15}, "ticktext": cols,
-                  "tickvals": list(range(c)), "title": {"text": col_title}, "zeroline": False},
-        "yaxis": {"autorange": "reversed", "showgrid": False, "tickfont": {"size": 15}, "ticktext": rows,
-                  "tickvals": list(range(r)), "title": {"text": row_title}, "zeroline": False},
-        "height": int(cell * r + 110 + (10 if title else 0)), "plot_bgcolor": "white", "paper_bgcolor": "white",
-    }
+    layout = _grid_layout(plan, title, ROLE_COLORS.get(role, "#222"), notes, row_title, col_title, width)
     if highlight_row is not None and 0 <= highlight_row < r:
         layout["shapes"] = [{"fillcolor": "rgba(0,0,0,0)", "line": {"color": ROLE_COLORS["Q"], "width": 4},
                              "type": "rect", "x0": -0.5, "x1": c - 0.5, "y0": highlight_row - 0.5,
                              "y1": highlight_row + 0.5}]
     data = [trace]
     if masked.any():  # masked cells (−∞) in grey, written "−∞", under the numbers; they never set the colour range
-        data.insert(0, _flat_cells(masked, MASKED_GREY, "−∞", custom, trace["hovertemplate"], r, c))
-    return {"data": data, "layout": layout}
+        data.insert(0, _flat_cells(masked, MASKED_GREY, "−∞", custom, hover, r, c, plan.font))
+    return _finish({"data": data, "layout": layout})
 
 
-def _flat_cells(where: np.ndarray, color: str, label: str, custom, hover: str, r: int, c: int) -> dict:
+def _grid_layout(plan: GridPlan, title: str, color: str, notes, row_title: str, col_title: str,
+                 width: float) -> dict:
+    """The layout of a heatmap or mask grid laid out by ``plan``: title (and notes under it), axes, size."""
+    title_d, top = _title(title, 18, width, color, subtitle="<br>".join(notes))
+    n_rows, n_cols = len(plan.row_labels), len(plan.col_labels)
+    return {
+        "title": title_d, "margin": {**plan.margin, "t": top}, "font": {"family": FONT, "size": 14},
+        "xaxis": {"showgrid": False, "side": "bottom", "tickangle": plan.x_angle, "tickfont": {"size": TICK_FONT},
+                  "ticktext": plan.col_labels, "tickvals": list(range(n_cols)), "title": {"text": col_title},
+                  "zeroline": False},
+        "yaxis": {"autorange": "reversed", "showgrid": False, "tickfont": {"size": TICK_FONT},
+                  "ticktext": plan.row_labels, "tickvals": list(range(n_rows)), "title": {"text": row_title},
+                  "zeroline": False},
+        "height": plan.height + top, "plot_bgcolor": "white", "paper_bgcolor": "white",
+    }
+
+
+def _flat_cells(where: np.ndarray, color: str, label: str, custom, hover: str, r: int, c: int, font: int) -> dict:
     """A heatmap trace that paints the cells ``where`` (r, c) bool in one colour, each written ``label``."""
     z = np.where(where, 1.0, np.nan)
     return {"colorscale": [[0.0, color], [1.0, color]], "customdata": custom, "hovertemplate": hover,
             "showscale": False, "text": [[label if w else "" for w in row] for row in where.tolist()],
-            "textfont": {"color": "#333333", "size": _cell_font(r, c)}, "texttemplate": "%{text}",
-            "x": list(range(c)), "xgap": 2, "y": list(range(r)), "ygap": 2, "z": z, "zmax": 1.0, "zmin": 0.0,
-            "type": "heatmap"}
+            "textfont": {"color": "#333333", "size": font}, "texttemplate": "%{text}",
+            "x": list(range(c)), "xgap": CELL_GAP, "y": list(range(r)), "ygap": CELL_GAP, "z": z, "zmax": 1.0,
+            "zmin": 0.0, "type": "heatmap"}
 
 
 def mask_spec(mask, row_labels, col_labels, *, title: str = "", row_title: str = "", col_title: str = "",
-              hover: str = "", yes: str = "✓", no: str = "✗", cell_px: int | None = None) -> dict:
+              hover: str = "", yes: str = "✓", no: str = "✗", cell_px: int | None = None,
+              width_px: float | None = None) -> dict:
     """A boolean mask (r, c) as a grid: allowed cells (True) white, written ``yes``; hidden cells (False) grey,
-    written ``no`` (for the additive form, yes = "0" and no = "−∞"). Row 0 on top; tokens placed by position."""
+    written ``no`` (for the additive form, yes = "0" and no = "−∞"). Row 0 on top; tokens placed by position.
+    Laid out for ``width_px`` like :func:`heatmap_spec` (no colour bar)."""
     m = np.asarray(mask, dtype=bool)
     r, c = m.shape
+    width = float(width_px or REF_COLUMN_PX)
     rows = [escape(x) for x in row_labels]
     cols = [escape(x) for x in col_labels]
     custom = [[[rows[i], cols[j]] for j in range(c)] for i in range(r)]
     hover = hover or "%{customdata[0]} · %{customdata[1]}: %{text}<extra></extra>"
-    spec = heatmap_spec(np.zeros((r, c)), row_labels, col_labels, title=title, row_title=row_title,
-                        col_title=col_title, hover=hover, role="mask", cell_px=cell_px)
-    spec["data"] = [_flat_cells(m, OPEN_CELL, yes, custom, hover, r, c),
-                    _flat_cells(~m, MASKED_GREY, no, custom, hover, r, c)]
-    spec["layout"]["plot_bgcolor"] = "#eeeeee"
-    return spec
+    texts = [[yes if v else no for v in row] for row in m.tolist()]
+    plan = grid_plan(lambda style: texts, r, c, row_labels, col_labels, width_px=width, row_title=bool(row_title),
+                     col_title=bool(col_title), cell_px=cell_px)
+    layout = _grid_layout(plan, title, ROLE_COLORS["mask"], (), row_title, col_title, width)
+    layout["plot_bgcolor"] = "#eeeeee"
+    data = [_flat_cells(m, OPEN_CELL, yes, custom, hover, r, c, plan.font),
+            _flat_cells(~m, MASKED_GREY, no, custom, hover, r, c, plan.font)]
+    return _finish({"data": data, "layout": layout})
 
 
 def heatmap(M, row_labels, col_labels, *, title: str = "", row_title: str = "", col_title: str = "",
             hover: str = "", weights: bool = False, role: str | None = None, zmax: float | None = None,
-            highlight_row: int | None = None, cell_px: int | None = None) -> go.Figure:
+            highlight_row: int | None = None, cell_px: int | None = None, width_px: float | None = None,
+            range_note: str = "", rounded_note: str = "") -> go.Figure:
     """A matrix as a heatmap with its values written in the cells.
 
     Args:
@@ -172,93 +551,188 @@ def heatmap(M, row_labels, col_labels, *, title: str = "", row_title: str = "", 
         hover: plotly hovertemplate; may use %{customdata[0]} (row label), %{customdata[1]} (column label),
             %{text} (the value as written); "" gives a plain default.
         weights: True for attention weights (sequential scale fixed to 0..1); False: diverging around 0, symmetric
-            range ±max|M| (or ±zmax).
+            range ±max|M|, or ±zmax (the lesson's range, lessons/ranges.py) widened to a round number past a value
+            beyond it.
         role: key of ROLE_COLORS for the title colour.
         highlight_row: draw a frame around this row (the chosen query).
-        cell_px: cell height in pixels (default from the size).
+        cell_px: cell height in pixels (default from the size; taller when a cell's text needs it).
+        width_px: the chart's width at the reference window (default REF_COLUMN_PX, the whole main column): the
+            cells' type size (CELL_FONTS, never below 14 px), number style (CELL_STYLES), label cut, colour bar
+            place, margins and height are chosen so that every cell's number fits inside its cell (:func:`grid_plan`).
+        range_note: shown under the title when the range was widened: "{new}" and "{base}" are the ranges.
+        rounded_note: shown under the title when the cells' numbers were shortened (the hover keeps 2 decimals).
 
     Returns:
         go.Figure; y axis reversed so row 0 is on top; ticks show the labels at positions 0..r-1 / 0..c-1.
     """
     return _figure(heatmap_spec(M, row_labels, col_labels, title=title, row_title=row_title, col_title=col_title,
                                 hover=hover, weights=weights, role=role, zmax=zmax, highlight_row=highlight_row,
-                                cell_px=cell_px))
+                                cell_px=cell_px, width_px=width_px, range_note=range_note,
+                                rounded_note=rounded_note))
+
+
+def value_labels(texts, slot_px: float, sizes=BAR_FONTS) -> tuple[int, int, float]:
+    """Type size and angle of value labels written over bars ``slot_px`` apart, so that no two touch: the largest
+    size of BAR_FONTS at which each fits its slot side by side, else upright (−90°) at the largest size whose line
+    fits. Returns (size, angle, the labels' extent above / below their bar in px)."""
+    widest = max((text_px(t, 1.0) for t in texts), default=0.0)
+    for size in sizes:
+        if widest * size + 4 <= slot_px:
+            return size, 0, size * LINE_EM
+    for size in sizes:
+        if size * LINE_EM + 2 <= slot_px:
+            return size, -90, widest * size
+    return sizes[-1], -90, widest * sizes[-1]
+
+
+def room_for_labels(lo: float, hi: float, vmin: float, vmax: float, above_px: float, below_px: float,
+                    plot_px: float) -> list[float]:
+    """A value axis range holding [lo, hi] and room for labels ``above_px`` over the highest bar (vmax ≥ 0) and
+    ``below_px`` under the lowest (vmin < 0), on a plot ``plot_px`` tall."""
+    lo, hi = min(lo, vmin, 0.0), max(hi, vmax, 0.0)
+    for _ in range(3):  # each widening changes the scale a little: settle it
+        per_px = (hi - lo) / max(plot_px, 1)
+        if vmax > 0:
+            hi = max(hi, vmax + (above_px + 6) * per_px)
+        if vmin < 0:
+            lo = min(lo, vmin - (below_px + 6) * per_px)
+    return [lo, hi]
+
+
+def legend_below(names, width_px: float, size: int, offset_px: float, plot_px: float) -> tuple[dict, int]:
+    """A horizontal legend under the x axis (``offset_px`` below the plot area: its labels and title), left
+    aligned; returns (legend, the height it takes). Plotly puts the entries in one row when they fit, else in
+    columns as wide as the widest entry (symbol and gaps: 40 px)."""
+    widths = [40 + text_px(name, size) for name in names]
+    room = width_px - 20
+    if sum(widths) <= room:
+        rows = 1
+    else:
+        rows = math.ceil(len(widths) / max(1, int(room // max(widths))))
+    legend = {"font": {"size": size}, "orientation": "h", "x": 0, "xanchor": "left", "y": -offset_px / plot_px,
+              "yanchor": "top"}
+    return legend, int(rows * (size * LINE_EM + 6) + 8)
+
+
+_VALUE_AXIS_PX = 52  # a value axis left of the plot: its tick labels (12 px) and gaps
+_AXIS_TITLE_PX = 26  # an axis title (14 px) beside its tick labels
+
+
+def bars_need(values, *, percent: bool = False) -> float:
+    """The narrowest chart (px) in which a bar chart of ``values`` (:func:`bars_spec`, or the output bars of
+    :func:`vector_mix_spec`: one group per value) writes each value label side by side at 14 px."""
+    texts = [f"{100 * x:.1f}%" for x in values] if percent else [fmt_num(x) for x in values]
+    widest = max((text_px(t, 14) for t in texts), default=0.0)
+    return math.ceil(20 + _VALUE_AXIS_PX + len(texts) * (widest + 6))
 
 
 def bars_spec(values, labels, *, title: str = "", color: str = ROLE_COLORS["weights"], percent: bool = False,
-              y_range=None, axis_title: str = "", hover: str = "") -> dict:
+              y_range=None, axis_title: str = "", hover: str = "", width_px: float | None = None) -> dict:
     """The figure of :func:`bars` (same arguments) as a plain dict {"data": [trace], "layout": {...}}."""
     v = np.array(values, dtype=np.float64)  # a copy: the figure must not follow later changes of the caller's array
+    width = float(width_px or REF_COLUMN_PX)
+    n = len(v)
     names = [escape(x) for x in labels]
     text = [f"{100 * x:.1f}%" for x in v.tolist()] if percent else [fmt_num(x) for x in v.tolist()]
-    trace = {"cliponaxis": False, "customdata": names,
+    left = 10 + _VALUE_AXIS_PX + (_AXIS_TITLE_PX if axis_title else 0)
+    slot = (width - left - 10) / max(n, 1)
+    ticks, tick_angle, tick_depth = fit_tick_labels(labels, slot)
+    size, angle, extent = value_labels(text, slot)
+    title_d, top = _title(title, 17, width)
+    plot_h = 190
+    bottom = math.ceil(16 + tick_depth + 8)
+    vmin, vmax = (float(v.min()), float(v.max())) if n else (0.0, 0.0)
+    lo, hi = y_range if y_range else (vmin, vmax)
+    trace = {"cliponaxis": False, "constraintext": "none", "customdata": names,
              "hovertemplate": hover or "%{customdata}: %{text}<extra></extra>", "marker": {"color": color},
-             "text": text, "textfont": {"size": 16}, "textposition": "outside", "x": list(range(len(v))), "y": v,
-             "type": "bar"}
-    yaxis = {"title": {"text": axis_title}}
-    if y_range:
-        yaxis["range"] = list(y_range)
-    yaxis.update({"gridcolor": "#e5e5e5", "zerolinecolor": "#999"})
+             "text": text, "textangle": angle, "textfont": {"size": size}, "textposition": "outside",
+             "x": list(range(n)), "y": v, "type": "bar"}
+    yaxis = {"title": {"text": axis_title}, "range": room_for_labels(lo, hi, vmin, vmax, extent, extent, plot_h),
+             "gridcolor": "#e5e5e5", "zerolinecolor": "#999", "tickfont": {"size": SMALL_FONT}}
     if percent:
         yaxis["tickformat"] = ".0%"
+        yaxis["tickvals"] = [0, 0.25, 0.5, 0.75, 1.0]
     layout = {
-        "title": {"font": {"size": 17}, "text": f"<b>{title}</b>" if title else "", "x": 0, "xanchor": "left"},
-        "margin": {"l": 10, "r": 10, "t": 50 if title else 20, "b": 40}, "font": {"family": FONT, "size": 14},
-        "xaxis": {"tickfont": {"size": 15}, "tickvals": list(range(len(v))), "ticktext": names}, "yaxis": yaxis,
-        "height": 300, "plot_bgcolor": "white", "paper_bgcolor": "white", "showlegend": False,
+        "title": title_d, "margin": {"l": left, "r": 10, "t": top, "b": bottom}, "font": {"family": FONT, "size": 14},
+        "xaxis": {"tickangle": tick_angle, "tickfont": {"size": TICK_FONT}, "tickvals": list(range(n)),
+                  "ticktext": ticks},
+        "yaxis": yaxis, "height": top + plot_h + bottom, "plot_bgcolor": "white", "paper_bgcolor": "white",
+        "showlegend": False,
     }
-    return {"data": [trace], "layout": layout}
+    return _finish({"data": [trace], "layout": layout})
 
 
 def bars(values, labels, *, title: str = "", color: str = ROLE_COLORS["weights"], percent: bool = False,
-         y_range=None, axis_title: str = "", hover: str = "") -> go.Figure:
+         y_range=None, axis_title: str = "", hover: str = "", width_px: float | None = None) -> go.Figure:
     """A bar per value, labelled by position (duplicates allowed), the value written above each bar.
 
     Args:
         values: 1-D array. percent=True writes 100·v with one decimal and a % sign.
-        labels: one string per bar (tokens are escaped).
-        y_range: (lo, hi) or None for automatic.
+        labels: one string per bar (tokens are escaped; cut at TICK_CHARS on the axis, whole in the hover).
+        y_range: (lo, hi) or None for automatic; widened to hold the value labels.
+        width_px: the chart's width at the reference window (default the main column): the value labels take the
+            largest size of BAR_FONTS (never below 12 px) at which no two touch, upright when needed.
     """
     return _figure(bars_spec(values, labels, title=title, color=color, percent=percent, y_range=y_range,
-                             axis_title=axis_title, hover=hover))
+                             axis_title=axis_title, hover=hover, width_px=width_px))
 
 
 def vector_mix_spec(vectors, weights, output, labels, *, out_label: str, dim_title: str, title: str = "",
-                    hover: str = "") -> dict:
+                    hover: str = "", width_px: float | None = None) -> dict:
     """The figure of :func:`vector_mix` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
     V = np.asarray(vectors, dtype=np.float64)
     w = np.asarray(weights, dtype=np.float64)
     out = np.array(output, dtype=np.float64)  # a copy, as validation would make
+    width = float(width_px or REF_COLUMN_PX)
     d = V.shape[1]
     x = [str(k + 1) for k in range(d)]
     palette = ["#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#E69F00", "#999999"]
+    names = [f"{w[j] * 100:.1f}% × v({escape(lab)})" for j, lab in enumerate(display_labels(list(map(str, labels)),
+                                                                                           TICK_CHARS))]
+    text = [fmt_num(v) for v in out.tolist()]
+    left = 10 + _VALUE_AXIS_PX
+    slot = (width - left - 10) / max(d, 1)
+    size, angle, extent = value_labels(text, slot)
     data = [{"hovertemplate": hover or "%{y:.3f}<extra>%{fullData.name}</extra>",
-             "marker": {"color": palette[j % len(palette)]}, "name": f"{w[j] * 100:.1f}% × v({escape(lab)})",
-             "opacity": 0.75, "x": list(x), "y": w[j] * V[j], "type": "bar"} for j, lab in enumerate(labels)]
-    data.append({"hovertemplate": "%{y:.3f}<extra>%{fullData.name}</extra>",
+             "marker": {"color": palette[j % len(palette)]}, "name": names[j],
+             "opacity": 0.75, "x": list(x), "y": w[j] * V[j], "type": "bar"} for j in range(len(names))]
+    data.append({"cliponaxis": False, "constraintext": "none",
+                 "hovertemplate": "%{y:.3f}<extra>%{fullData.name}</extra>",
                  "marker": {"color": ROLE_COLORS["out"], "line": {"color": "#222", "width": 2}},
-                 "name": escape(out_label), "text": [fmt_num(v) for v in out.tolist()], "textfont": {"size": 15},
+                 "name": escape(out_label), "text": text, "textangle": angle, "textfont": {"size": size},
                  "textposition": "outside", "x": list(x), "y": out, "type": "bar"})
+    title_d, top = _title(title, 17, width)
+    plot_h = 200
+    scaled = w[:, None] * V if V.size else np.zeros((1, d))
+    vmin = float(min(scaled.min(initial=0.0), out.min(initial=0.0)))
+    vmax = float(max(scaled.max(initial=0.0), out.max(initial=0.0)))
+    axis_px = 16 + TICK_FONT * LINE_EM + _X_TITLE_PX
+    legend, legend_px = legend_below([d_["name"] for d_ in data], width, 14, axis_px, plot_h)
     layout = {
-        "title": {"font": {"size": 17}, "text": f"<b>{title}</b>" if title else "", "x": 0},
-        "margin": {"l": 10, "r": 10, "t": 50 if title else 20, "b": 40}, "font": {"family": FONT, "size": 14},
-        "xaxis": {"title": {"text": dim_title}}, "yaxis": {"gridcolor": "#e5e5e5", "zerolinecolor": "#999"},
-        "legend": {"font": {"size": 13}, "orientation": "h", "y": -0.25}, "barmode": "group", "height": 340,
+        "title": title_d, "margin": {"l": left, "r": 10, "t": top, "b": int(axis_px + legend_px)},
+        "font": {"family": FONT, "size": 14},
+        "xaxis": {"tickfont": {"size": TICK_FONT}, "title": {"text": dim_title}},
+        "yaxis": {"gridcolor": "#e5e5e5", "zerolinecolor": "#999", "tickfont": {"size": SMALL_FONT},
+                  "range": room_for_labels(vmin, vmax, float(out.min(initial=0.0)), float(out.max(initial=0.0)),
+                                           extent, extent, plot_h)},
+        "legend": legend, "barmode": "group", "height": int(top + plot_h + axis_px + legend_px),
         "plot_bgcolor": "white", "paper_bgcolor": "white",
     }
-    return {"data": data, "layout": layout}
+    return _finish({"data": data, "layout": layout})
 
 
 def vector_mix(vectors, weights, output, labels, *, out_label: str, dim_title: str, title: str = "",
-               hover: str = "") -> go.Figure:
+               hover: str = "", width_px: float | None = None) -> go.Figure:
     """The weighted sum Σ w_j·v_j as grouped bars: each value vector scaled by its weight, and the output.
 
     Args:
         vectors: (n, d) value vectors; weights: (n,) one query's weights; output: (d,) = weights @ vectors.
         labels: n token labels; out_label: name of the output bar group.
+        width_px: the chart's width at the reference window (value labels and the legend under the axis title
+            are laid out for it).
     """
     return _figure(vector_mix_spec(vectors, weights, output, labels, out_label=out_label, dim_title=dim_title,
-                                   title=title, hover=hover))
+                                   title=title, hover=hover, width_px=width_px))
 
 
 # ---- scaling and softmax lesson (lesson_pages/scaling.py) -----------------------------------------------------
@@ -335,12 +809,14 @@ def _hline_note(y, text: str, position: str, font: dict, xref: str = "x", yref: 
             "yanchor": "bottom" if vertical == "top" else "top", "yref": yref}
 
 
-def _lesson_layout(title: str, height: int, axes: dict, annotations=()) -> dict:
-    """The layout the scaling charts share: title, size, fonts, white background, light grid, no legend;
-    every annotation's font at size 17; ``axes`` (filled in by the builder) completed and placed in the layout."""
+def _lesson_layout(title: str, height: int, axes: dict, annotations=(), width: float = REF_COLUMN_PX) -> dict:
+    """The layout the scaling charts share: title (clear of the toolbar), size, fonts, white background, light grid,
+    no legend; every annotation's font at size 17; ``axes`` (filled in by the builder) completed and placed in the
+    layout. The top margin leaves room for the panels' titles under the chart's title."""
+    title_d, top = _title(title, 19, width)
     layout = {
-        "title": {"font": {"size": 19}, "text": f"<b>{title}</b>" if title else "", "x": 0, "xanchor": "left"},
-        "height": height, "margin": {"l": 10, "r": 10, "t": 80 if title else 50, "b": 50},
+        "title": title_d, "height": height + max(top + 30 - 80, 0) if title else height,
+        "margin": {"l": 10, "r": 10, "t": max(80, top + 30) if title else 50, "b": 50},
         "font": {"family": FONT, "size": 16}, "plot_bgcolor": "white", "paper_bgcolor": "white",
         "showlegend": False, "bargap": 0.25,
     }
@@ -356,32 +832,55 @@ def _lesson_layout(title: str, height: int, axes: dict, annotations=()) -> dict:
     return layout
 
 
+_PANEL_SIDE_PX = 60  # a panel grid's value axis labels and outer margins, left of the first panel
+
+
+def _panel_px(width: float, n: int, spacing: float) -> float:
+    """Width of one of ``n`` panels side by side (make_subplots' horizontal spacing) in a chart ``width`` wide."""
+    return (width - _PANEL_SIDE_PX) * (1 - spacing * (n - 1)) / n
+
+
 def scaling_steps_spec(raw, scaled, weights, labels, *, panel_titles, title: str = "", score_limit: float = 10.0,
-                       hover: str = "") -> dict:
+                       hover: str = "", width_px: float | None = None) -> dict:
     """The figure of :func:`scaling_steps` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
     r, s, w = (np.array(a, dtype=np.float64) for a in (raw, scaled, weights))  # copies, as validation makes
+    width = float(width_px or REF_COLUMN_PX)
     names = [escape(x) for x in labels]
     x = list(range(len(r)))
     top = max(score_limit, float(np.max(np.abs(np.concatenate([r, s]))))) * 1.18
-    axes, notes, cells = _subplot_grid(1, 3, spacing=0.07, titles=[escape(t) for t in panel_titles])
+    panel = _panel_px(width, 3, 0.07)
+    axes, notes, cells = _subplot_grid(1, 3, spacing=0.07, titles=[fit_line(t, panel, 17) for t in panel_titles])
+    ticks, angle, depth = fit_tick_labels(labels, panel / max(len(r), 1), size=16, wrap=2)
     texts = ([fmt_num(v) for v in r.tolist()], [fmt_num(v) for v in s.tolist()],
              [f"{100 * v:.1f}%" for v in w.tolist()])
+    plot_h = 270
+    extents = []
     data = []
-    for cell, vals, text, color, size in zip(cells, (r, s, w), texts, (ROLE_COLORS["K"], ROLE_COLORS["K"],
-                                                                        ROLE_COLORS["weights"]), (17, 17, 18)):
-        data.append({"cliponaxis": False, "customdata": names,
+    for cell, vals, text, color, sizes in zip(cells, (r, s, w), texts, (ROLE_COLORS["K"], ROLE_COLORS["K"],
+                                                                         ROLE_COLORS["weights"]),
+                                              ((17, 16, 14, 12), (17, 16, 14, 12), (18, 16, 14, 12))):
+        size, text_angle, extent = value_labels(text, panel / max(len(r), 1), sizes)
+        extents.append(extent)
+        data.append({"cliponaxis": False, "constraintext": "none", "customdata": names,
                      "hovertemplate": hover or "%{customdata}: %{text}<extra></extra>", "marker": {"color": color},
-                     "text": text, "textfont": {"size": size}, "textposition": "outside", "x": x,
-                     "xaxis": cell["x"], "y": vals, "yaxis": cell["y"], "type": "bar"})
-        cell["xaxis"].update({"ticktext": names, "tickvals": x})
-    cells[0]["yaxis"]["range"] = [-top, top]
-    cells[1]["yaxis"]["range"] = [-top, top]
-    cells[2]["yaxis"].update({"range": [0, 1.18], "tickformat": ".0%"})
-    return {"data": data, "layout": _lesson_layout(title, 400, axes, notes)}
+                     "text": text, "textangle": text_angle, "textfont": {"size": size}, "textposition": "outside",
+                     "x": x, "xaxis": cell["x"], "y": vals, "yaxis": cell["y"], "type": "bar"})
+        cell["xaxis"].update({"ticktext": ticks, "tickvals": x, "tickangle": angle})
+    both = np.concatenate([r, s])
+    score_range = room_for_labels(-top, top, float(both.min()), float(both.max()), max(extents[:2]),
+                                  max(extents[:2]), plot_h)
+    cells[0]["yaxis"]["range"] = list(score_range)
+    cells[1]["yaxis"]["range"] = list(score_range)
+    cells[2]["yaxis"].update({"range": room_for_labels(0, 1.18, 0.0, float(w.max(initial=0)), extents[2], 0, plot_h),
+                              "tickformat": ".0%"})
+    layout = _lesson_layout(title, 0, axes, notes, width)
+    layout["margin"]["b"] = int(24 + depth)
+    layout["height"] = int(layout["margin"]["t"] + plot_h + layout["margin"]["b"])
+    return _finish({"data": data, "layout": layout})
 
 
 def scaling_steps(raw, scaled, weights, labels, *, panel_titles, title: str = "", score_limit: float = 10.0,
-                  hover: str = "") -> go.Figure:
+                  hover: str = "", width_px: float | None = None) -> go.Figure:
     """raw scores → scores after ÷√d_k → softmax shares, as three bar panels side by side.
 
     Args:
@@ -390,51 +889,64 @@ def scaling_steps(raw, scaled, weights, labels, *, panel_titles, title: str = ""
         panel_titles: three texts (raw, scaled, shares).
         score_limit: both score panels share the fixed range ±score_limit (widened if a score is larger), so
             the shrinking by √d_k is seen as shorter bars.
+        width_px: the chart's width at the reference window: titles and value labels are fitted to it.
     """
     return _figure(scaling_steps_spec(raw, scaled, weights, labels, panel_titles=panel_titles, title=title,
-                                      score_limit=score_limit, hover=hover))
+                                      score_limit=score_limit, hover=hover, width_px=width_px))
 
 
 def value_mix_spec(values, weights, output, labels, dim_labels, *, out_title: str, title: str = "",
-                   share_text: str = "× {p}") -> dict:
+                   share_text: str = "× {p}", width_px: float | None = None) -> dict:
     """The figure of :func:`value_mix` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
     V = np.array(values, dtype=np.float64)  # copies, as validation makes
     w = np.asarray(weights, dtype=np.float64)
     z = np.array(output, dtype=np.float64)
+    width = float(width_px or REF_COLUMN_PX)
     n, d = V.shape
-    dims = [escape(x) for x in dim_labels]
-    titles = [f"{escape(lab)}<br>{share_text.format(p=f'{100 * wj:.1f}%')}" for lab, wj in zip(labels, w.tolist())]
-    titles.append(escape(out_title))
+    panel = _panel_px(width, n + 1, 0.05)
+    titles = [f"{fit_line(lab, panel, 17)}<br>{share_text.format(p=f'{100 * wj:.1f}%')}"
+              for lab, wj in zip(labels, w.tolist())]
+    titles.append(fit_line(out_title, panel, 17))
     axes, notes, cells = _subplot_grid(1, n + 1, spacing=0.05, titles=titles, shared=True)
+    ticks, angle, depth = fit_tick_labels(dim_labels, panel / max(d, 1), size=16, wrap=2)
+    texts = [[fmt_num(v) for v in (V[j] if j < n else z).tolist()] for j in range(n + 1)]
+    size, text_angle, extent = value_labels([t for row in texts for t in row], panel / max(d, 1), (16, 14, 12))
+    plot_h = 230
     top = max(1.0, float(np.max(np.abs(np.concatenate([V.ravel(), z]))))) * 1.25
     lo = -top if (V < 0).any() or (z < 0).any() else 0.0
+    both = np.concatenate([V.ravel(), z])
+    value_range = room_for_labels(lo, top, float(both.min()), float(both.max()), extent, extent, plot_h)
     data = []
     for j, cell in enumerate(cells):
         vals = V[j] if j < n else z
-        data.append({"cliponaxis": False, "customdata": dims, "hovertemplate": "%{customdata}: %{text}<extra></extra>",
+        data.append({"cliponaxis": False, "constraintext": "none", "customdata": [escape(x) for x in dim_labels],
+                     "hovertemplate": "%{customdata}: %{text}<extra></extra>",
                      "marker": {"color": ROLE_COLORS["V"] if j < n else ROLE_COLORS["out"],
                                 "line": {"color": "#222", "width": 2 if j == n else 0}},
-                     "text": [fmt_num(v) for v in vals.tolist()], "textfont": {"size": 16}, "textposition": "outside",
+                     "text": texts[j], "textangle": text_angle, "textfont": {"size": size}, "textposition": "outside",
                      "x": list(range(d)), "xaxis": cell["x"], "y": vals, "yaxis": cell["y"], "type": "bar"})
-        cell["xaxis"].update({"ticktext": dims, "tickvals": list(range(d))})
-        cell["yaxis"]["range"] = [lo, top]
-    layout = _lesson_layout(title, 380, axes, notes)
-    layout["margin"]["t"] = 110 if title else 80
-    return {"data": data, "layout": layout}
+        cell["xaxis"].update({"ticktext": ticks, "tickvals": list(range(d)), "tickangle": angle})
+        cell["yaxis"]["range"] = list(value_range)
+    layout = _lesson_layout(title, 0, axes, notes, width)
+    layout["margin"]["t"] += 30  # the panels' titles have two lines
+    layout["margin"]["b"] = int(24 + depth)
+    layout["height"] = int(layout["margin"]["t"] + plot_h + layout["margin"]["b"])
+    return _finish({"data": data, "layout": layout})
 
 
 def value_mix(values, weights, output, labels, dim_labels, *, out_title: str, title: str = "",
-              share_text: str = "× {p}") -> go.Figure:
+              share_text: str = "× {p}", width_px: float | None = None) -> go.Figure:
     """Each book's value vector (its own panel, titled with its share) and the mixed output Σ w_j v_j beside them.
 
     Args:
         values: (n, d_v); weights: (n,); output: (d_v,) = weights @ values.
         labels: n book titles; dim_labels: d_v names of the value components.
         out_title: the output panel's title. share_text: appended to each book's title, "{p}" = the percentage.
-    All panels share one y range, so a value and the output compare by bar height.
+    All panels share one y range, so a value and the output compare by bar height. Titles (cut with "…") and value
+    labels are fitted to ``width_px``, the chart's width at the reference window.
     """
     return _figure(value_mix_spec(values, weights, output, labels, dim_labels, out_title=out_title, title=title,
-                                  share_text=share_text))
+                                  share_text=share_text, width_px=width_px))
 
 
 def variance_histograms_spec(centers, density_raw, density_scaled, *, d_k: int, row_titles, x_title: str,
@@ -455,7 +967,7 @@ def variance_histograms_spec(centers, density_raw, density_scaled, *, d_k: int, 
                      "xaxis": cell["x"], "y": pdf, "yaxis": cell["y"], "type": "scatter"})
         cell["yaxis"].update({"rangemode": "tozero", "title": {"font": {"size": 14}, "text": y_title}})
     cells[1]["xaxis"]["title"] = {"text": x_title}
-    return {"data": data, "layout": _lesson_layout(title, 560, axes, notes)}  # bargap: no effect, bars have a width
+    return _finish({"data": data, "layout": _lesson_layout(title, 560, axes, notes)})  # bargap: bars have a width
 
 
 def variance_histograms(centers, density_raw, density_scaled, *, d_k: int, row_titles, x_title: str,
@@ -471,6 +983,14 @@ def variance_histograms(centers, density_raw, density_scaled, *, d_k: int, row_t
                                             x_title=x_title, y_title=y_title, title=title))
 
 
+def _band_note(y: float, text: str, above: bool, xref: str, yref: str, size: int = 15) -> dict:
+    """A reference line's label in the band just above (or below) the line, at the left, on white: the bands above
+    and below the curves' possible values are kept free of curves and vertical lines, so nothing crosses it."""
+    return {"bgcolor": "rgba(255,255,255,0.85)", "font": {"color": "#444", "size": size}, "showarrow": False,
+            "text": text, "x": 0, "xanchor": "left", "xref": f"{xref} domain", "y": y,
+            "yanchor": "bottom" if above else "top", "yref": yref}
+
+
 def saturation_chart_spec(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, *, n_keys: int, current_dk: int,
                           panel_titles, legend, x_title: str, ref_texts, title: str = "") -> dict:
     """The figure of :func:`saturation_chart` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
@@ -478,33 +998,39 @@ def saturation_chart_spec(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, *, n_k
     axes, notes, cells = _subplot_grid(1, 2, spacing=0.09, titles=[escape(t) for t in panel_titles])
     ln_n = float(np.log(n_keys))
     data, shapes = [], []
-    for cell, (raw, sc), (uni, one) in ((cells[0], (max_raw, max_scaled), (1 / n_keys, 1.0)),
-                                        (cells[1], (ent_raw, ent_scaled), (ln_n, 0.0))):
+    # largest weight: 1/n (uniform) <= curves <= 1 (one-hot); entropy: 0 <= curves <= ln n. Each label sits in the
+    # band outside these bounds, on the side away from the curves; the current d_k line spans the bounds only.
+    panels = ((cells[0], (max_raw, max_scaled), ((1 / n_keys, "1/n", False), (1.0, "1", True)), (1 / n_keys, 1.0)),
+              (cells[1], (ent_raw, ent_scaled), ((ln_n, "ln n", True), (0.0, "0", False)), (0.0, ln_n)))
+    for cell, (raw, sc), refs, (low, high) in panels:
         for ys, style, name in ((raw, UNSCALED_STYLE, legend[0]), (sc, SCALED_STYLE, legend[1])):
             data.append({"hovertemplate": "d_k=%{x}: %{y:.3f}<extra>%{fullData.name}</extra>",
                          "line": {"width": 4, **style}, "marker": {"color": style["color"], "size": 8},
                          "mode": "lines+markers", "name": escape(name), "showlegend": cell is cells[0],
                          "x": x, "xaxis": cell["x"], "y": np.array(ys, dtype=np.float64), "yaxis": cell["y"],
                          "type": "scatter"})
-        for y, label in ((uni, ref_texts[0]), (one, ref_texts[1])):
+        for (y, value, above), template in zip(refs, ref_texts[:2]):
             shapes.append(_hline(y, {"color": "#999", "dash": "dot", "width": 1.5}, cell["x"], cell["y"]))
-            notes.append(_hline_note(y, escape(label), "top left", {"color": "#555", "size": 14}, cell["x"],
-                                     cell["y"]))
+            notes.append(_band_note(y, escape(template.format(v=value)), above, cell["x"], cell["y"]))
         # on a log axis a shape's x is the value itself, but an annotation's x would be its log10: the line gets no
         # annotation; the legend names it instead
-        shapes.append(_vline(current_dk, {"color": ROLE_COLORS["Q"], "width": 3}, cell["x"], cell["y"]))
+        shapes.append({"line": {"color": ROLE_COLORS["Q"], "width": 3}, "type": "line", "x0": current_dk,
+                       "x1": current_dk, "xref": cell["x"], "y0": low, "y1": high, "yref": cell["y"]})
         cell["xaxis"].update({"tickvals": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512], "title": {"text": x_title},
                               "type": "log"})
     data.append({"line": {"color": ROLE_COLORS["Q"], "width": 3}, "mode": "lines",
                  "name": escape(ref_texts[2].format(d_k=current_dk)), "x": [None], "xaxis": "x", "y": [None],
                  "yaxis": "y", "type": "scatter"})
-    cells[0]["yaxis"]["range"] = [0, 1.15]
-    cells[1]["yaxis"]["range"] = [-0.05 * ln_n, ln_n * 1.18]
+    cells[0]["yaxis"].update({"range": [-0.16, 1.16], "tickvals": [0, 0.2, 0.4, 0.6, 0.8, 1.0], "zeroline": False})
+    cells[1]["yaxis"].update({"range": [-0.2 * ln_n, ln_n * 1.2], "zeroline": False})
     layout = _lesson_layout(title, 460, axes, notes)
     layout.update({"showlegend": True, "legend": {"font": {"size": 16}, "orientation": "h", "x": 0, "y": -0.22},
                    "shapes": shapes})
+    for note in layout["annotations"]:
+        if "bgcolor" in note:
+            note["font"]["size"] = 15
     layout["margin"]["b"] = 110
-    return {"data": data, "layout": layout}
+    return _finish({"data": data, "layout": layout})
 
 
 def saturation_chart(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, *, n_keys: int, current_dk: int,
@@ -515,8 +1041,9 @@ def saturation_chart(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, *, n_keys: 
     Args:
         d_ks: (g,); the four curves: (g,) each.
         n_keys: n, for the reference lines: largest weight 1/n (uniform) and 1 (one-hot); entropy ln n and 0.
-        panel_titles: two texts; legend: (without, with); ref_texts: (uniform, one-hot, current d_k) where the
-            last may hold "{d_k}".
+        panel_titles: two texts; legend: (without, with); ref_texts: (uniform, one-hot, current d_k): the first two
+            hold "{v}", the line's value in each panel ("1/n", "1"; "ln n", "0"), so each panel labels its own
+            lines; the last may hold "{d_k}".
     """
     return _figure(saturation_chart_spec(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, n_keys=n_keys,
                                          current_dk=current_dk, panel_titles=panel_titles, legend=legend,
@@ -524,58 +1051,74 @@ def saturation_chart(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, *, n_keys: 
 
 
 def temperature_chart_spec(temperatures, weights, labels, *, current_T: float, marks=(), x_title: str,
-                           y_title: str, limit_texts, current_text: str = "T = {T}", title: str = "") -> dict:
+                           y_title: str, limit_texts, current_text: str = "T = {T}", title: str = "",
+                           width_px: float | None = None) -> dict:
     """The figure of :func:`temperature_chart` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
     Ts = np.array(temperatures, dtype=np.float64)  # a copy, as validation makes
     W = np.asarray(weights, dtype=np.float64)
+    width = float(width_px or REF_COLUMN_PX)
     n = W.shape[1]
+    names = [fit_line(x, width - 80, 16) for x in labels]
     data = [{"hovertemplate": "T=%{x:.2f}: %{y:.1%}<extra>%{fullData.name}</extra>",
              "line": {"color": KEY_SHADES[j % len(KEY_SHADES)], "dash": ("solid", "dash", "dot", "dashdot",
                                                                          "longdash")[j % 5], "width": 4},
-             "mode": "lines", "name": escape(labels[j]), "x": Ts, "y": W[:, j].copy(), "type": "scatter"}
+             "mode": "lines", "name": names[j], "x": Ts, "y": W[:, j].copy(), "type": "scatter"}
             for j in range(n)]
-    dotted = {"color": "#777", "dash": "dot", "width": 2}
-    shapes = [_hline(1 / n, dict(dotted)), _hline(1.0, dict(dotted)),
-              _vline(current_T, {"color": ROLE_COLORS["weights"], "width": 3})]
-    notes = [_hline_note(1 / n, escape(limit_texts[1]), "bottom right", {"color": "#444", "size": 15}),
-             _hline_note(1.0, escape(limit_texts[0]), "top right", {"color": "#444", "size": 15})]
-    # vertical lines carry no annotation (on a log axis it would be placed at 10^x); the legend names them
+    # the limits are named in the legend, not on the chart: every curve ends on the 1/n line, and the vertical
+    # lines may stand anywhere, so a label on the chart would be crossed
+    limits = ((1.0, {"color": "#777", "dash": "dashdot", "width": 2}, limit_texts[0]),
+              (1 / n, {"color": "#777", "dash": "dot", "width": 2}, limit_texts[1]))
+    shapes = [_hline(y, dict(line)) for y, line, _ in limits]
+    shapes.append(_vline(current_T, {"color": ROLE_COLORS["weights"], "width": 3}))
     data.append({"line": {"color": ROLE_COLORS["weights"], "width": 3}, "mode": "lines",
                  "name": escape(current_text.format(T=f"{current_T:g}")), "x": [None], "y": [None], "type": "scatter"})
     for T, text in marks:
         shapes.append(_vline(T, {"color": ROLE_COLORS["Q"], "dash": "dash", "width": 2}))
         data.append({"line": {"color": ROLE_COLORS["Q"], "dash": "dash", "width": 2}, "mode": "lines",
                      "name": escape(text), "x": [None], "y": [None], "type": "scatter"})
+    for _, line, text in limits:
+        data.append({"line": dict(line), "mode": "lines", "name": escape(text), "x": [None], "y": [None],
+                     "type": "scatter"})
     axes = {"xaxis": {"tickvals": [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20], "title": {"text": x_title}, "type": "log"},
-            "yaxis": {"range": [-0.03, 1.15], "tickformat": ".0%", "title": {"text": y_title}}}
-    layout = _lesson_layout(title, 460, axes, notes)
-    layout.update({"showlegend": True, "legend": {"font": {"size": 16}, "orientation": "h", "x": 0, "y": -0.25},
-                   "shapes": shapes})
-    layout["margin"]["b"] = 110
-    return {"data": data, "layout": layout}
+            "yaxis": {"range": [-0.03, 1.08], "tickformat": ".0%", "title": {"text": y_title}}}
+    plot_h = 270
+    layout = _lesson_layout(title, 0, axes, (), width)
+    axis_px = 16 + 16 * LINE_EM + _X_TITLE_PX
+    legend, legend_px = legend_below([d["name"] for d in data], width, 16, axis_px, plot_h)
+    layout.update({"showlegend": True, "legend": legend, "shapes": shapes})
+    layout["margin"]["t"] -= 30  # no panel titles
+    layout["margin"]["b"] = int(axis_px + legend_px)
+    layout["height"] = int(layout["margin"]["t"] + plot_h + layout["margin"]["b"])
+    return _finish({"data": data, "layout": layout})
 
 
 def temperature_chart(temperatures, weights, labels, *, current_T: float, marks=(), x_title: str,
-                      y_title: str, limit_texts, current_text: str = "T = {T}", title: str = "") -> go.Figure:
+                      y_title: str, limit_texts, current_text: str = "T = {T}", title: str = "",
+                      width_px: float | None = None) -> go.Figure:
     """Each book's softmax(s / T) share as a line over T (log axis), with the two limits drawn as reference
-    markers: T → 0 (argmax, one-hot: shares 1 or 0) at the left edge and T → ∞ (uniform 1/n) as a dotted line.
+    lines named in the legend: T → 0 (argmax: the top score's share goes to 100%) and T → ∞ (uniform 1/n).
 
     Args:
         temperatures: (m,) increasing; weights: (m, n); labels: n titles.
         current_T: a vertical line here, named in the legend by current_text ("{T}" = the value).
         marks: (T, text) pairs for other vertical lines (e.g. T = √d_k), named in the legend.
         limit_texts: (T → 0 text, T → ∞ text).
+        width_px: the chart's width at the reference window (the legend under the chart wraps at it).
     """
     return _figure(temperature_chart_spec(temperatures, weights, labels, current_T=current_T, marks=marks,
                                           x_title=x_title, y_title=y_title, limit_texts=limit_texts,
-                                          current_text=current_text, title=title))
+                                          current_text=current_text, title=title, width_px=width_px))
 
 
-def temperature_bars_spec(weights, labels, *, limit_zero, limit_inf, legend, title: str = "") -> dict:
+def temperature_bars_spec(weights, labels, *, limit_zero, limit_inf, legend, title: str = "",
+                          width_px: float | None = None) -> dict:
     """The figure of :func:`temperature_bars` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
-    spec = bars_spec(weights, labels, title=title, percent=True, y_range=(0, 1.18))
+    width = float(width_px or REF_COLUMN_PX)
+    spec = bars_spec(weights, labels, title=title, percent=True, y_range=(0, 1.18), width_px=width)
     bar = spec["data"][0]
     bar["name"] = escape(legend[0])
+    slot = (width - 10 - _VALUE_AXIS_PX - 10) / max(len(bar["x"]), 1)
+    ticks, angle, depth = fit_tick_labels(labels, slot, size=16, wrap=2)
     dotted = {"color": "#777", "dash": "dot", "width": 2}
     spec["data"] += [
         {"hovertemplate": "%{y:.0%}<extra>%{fullData.name}</extra>",
@@ -585,21 +1128,27 @@ def temperature_bars_spec(weights, labels, *, limit_zero, limit_inf, legend, tit
         {"line": dict(dotted), "mode": "lines", "name": escape(legend[2]), "x": [None], "y": [None], "type": "scatter"},
     ]
     layout = spec["layout"]
-    layout.update({"showlegend": True, "height": 400, "shapes": [_hline(float(np.mean(limit_inf)), dict(dotted))],
-                   "legend": {"font": {"size": 15}, "orientation": "h", "x": 0, "y": -0.2}})
-    layout["margin"]["b"] = 100
+    plot_h = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    axis_px = 16 + depth + 8
+    legend_d, legend_px = legend_below([d["name"] for d in spec["data"]], width, 15, axis_px, plot_h)
+    layout.update({"showlegend": True, "shapes": [_hline(float(np.mean(limit_inf)), dict(dotted))],
+                   "legend": legend_d})
+    layout["margin"]["b"] = int(axis_px + legend_px)
+    layout["height"] = int(layout["margin"]["t"] + plot_h + layout["margin"]["b"])
     layout["font"]["size"] = 16
-    layout["xaxis"]["tickfont"] = {"size": 16}
-    return spec
+    layout["xaxis"].update({"tickfont": {"size": 16}, "ticktext": ticks, "tickangle": angle})
+    return _finish(spec)
 
 
-def temperature_bars(weights, labels, *, limit_zero, limit_inf, legend, title: str = "") -> go.Figure:
+def temperature_bars(weights, labels, *, limit_zero, limit_inf, legend, title: str = "",
+                     width_px: float | None = None) -> go.Figure:
     """softmax(s / T) as percentage bars, with the T → 0 shares (argmax) as diamonds and the T → ∞ share (1/n)
     as a dotted line on the same bars. A diamond stands just right of its bar, clear of the bar's label.
 
     Args:
         weights: (n,); limit_zero: (n,) the argmax limit; limit_inf: (n,) the uniform limit.
         legend: (current T, T → 0, T → ∞) texts.
+        width_px: the chart's width at the reference window.
     """
     return _figure(temperature_bars_spec(weights, labels, limit_zero=limit_zero, limit_inf=limit_inf,
-                                         legend=legend, title=title))
+                                         legend=legend, title=title, width_px=width_px))

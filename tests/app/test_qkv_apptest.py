@@ -290,7 +290,10 @@ def test_query_selectbox(qkv):
 
 
 def markdown_table(md: str) -> dict[str, list[str]] | None:
-    """A Markdown table's columns by header (cells unescaped), or None when ``md`` is not a table."""
+    """A Markdown table's columns by header (cells unescaped), or None when ``md`` is not a table. The page's table
+    comes after the shared <style> (ui.draw.show_table) and its unbreakable cells hold word joiners and no-break
+    spaces (ui.draw.keep_together): read as the plain text they show."""
+    md = re.sub(r"^<style>.*?</style>\s*", "", md.strip(), flags=re.S).replace("\u2060", "").replace("\u00a0", " ")
     lines = md.strip().splitlines()
     if len(lines) < 2 or not lines[0].startswith("|") or not set(lines[1]) <= set("|:- "):
         return None
@@ -468,6 +471,8 @@ def test_query_table_brackets_negative_factors_and_never_shows_a_tiny_exp_as_zer
     qkv.session_state["qkv:state"] = L.with_cell(state(qkv), "W_Q", 0, 0, 100.0)
     tbl = _query_table(ok(qkv.run()))
     tiny = math.exp(-207 / math.sqrt(5))
-    assert tbl[JA["qkv.tbl.exp"]][1] == f"{tiny:.1e}" and tiny < 1e-30
-    assert tbl[JA["qkv.tbl.weight"]] == ["100.0%", "< 0.1%", "< 0.1%"]
+    assert tiny < 1e-30  # not 0, far below what 3 decimals show: "<0.001" (ui.draw.prob), never "e" notation
+    assert tbl[JA["qkv.tbl.exp"]][1:] == ["<0.001", "<0.001"]
+    # weights 1 − (tiny + e^(−206/√5)) < 1 but within 1e-30 of it: ">99.9%", and the tiny two "<0.1%"
+    assert tbl[JA["qkv.tbl.weight"]] == [">99.9%", "<0.1%", "<0.1%"]
     assert JA["qkv.note.dog"] not in texts(qkv.info)  # the preset's note is about its own numbers

@@ -93,7 +93,10 @@ def test_temperature_chart_and_bars():
     hl = sorted(round(s.y0, 6) for s in fig.layout.shapes if s.y0 == s.y1)
     assert hl == [round(1 / 3, 6), 1.0]
     assert sorted(s.x0 for s in fig.layout.shapes if s.x0 == s.x1) == [1.0, 8.0]
-    assert [d.name for d in fig.data if d.x[0] is None] == ["T = 1", "√d_k"]
+    # legend-only entries: the vertical lines, then the two limits (named in the legend, never on the chart); the
+    # √ is drawn in a Latin font (a span around it)
+    assert [F.text_lines(d.name)[0] for d in fig.data if d.x[0] is None] == ["T = 1", "√d_k", "T→0", "T→∞"]
+    assert not [a for a in fig.layout.annotations]
 
     fb = F.temperature_bars([0.659001, 0.242433, 0.098566], LABELS, limit_zero=[1, 0, 0], limit_inf=[1 / 3] * 3,
                             legend=("now", "T→0", "T→∞"))

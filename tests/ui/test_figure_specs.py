@@ -379,12 +379,38 @@ def test_scaling_spec_is_in_validated_form(name, builder, args, kwargs):
     assert _canonical(F._figure(spec)) == _canonical(validated)
 
 
+def _drawn(fig: go.Figure):
+    """What a chart draws, without its layout: per trace its kind, points, written texts (tags dropped) and colours;
+    the reference lines' positions."""
+    def plain(v):
+        return None if v is None else [None if x is None else (round(float(x), 12) if not isinstance(x, str) else
+                                                               F.text_lines(x)[0]) for x in v]
+    traces = []
+    for d in fig.data:
+        marker, line = getattr(d, "marker", None), getattr(d, "line", None)
+        traces.append((d.type, plain(d.x), plain(d.y), plain(getattr(d, "text", None)),
+                       marker.color if marker is not None else None,
+                       (line.color, line.dash) if line is not None and d.type == "scatter" else None))
+    lines = sorted(("v", round(float(sh.x0), 9)) if sh.x0 == sh.x1 else ("h", round(float(sh.y0), 9))
+                   for sh in fig.layout.shapes if sh.type == "line")
+    return traces, lines
+
+
 @scaling_cases
-def test_scaling_spec_is_todays_figure(name, builder, args, kwargs):
+def test_scaling_spec_draws_todays_numbers(name, builder, args, kwargs):
+    """The charts were laid out anew for a 1280×720 projector (issue 9: type sizes, margins, label places, the
+    limits of the temperature chart in its legend, each saturation panel labelling its own lines): what they draw
+    — every bar, point, number written and reference line — is that of the reference builders (the charts as first
+    written); the spec may only add legend entries (traces without points)."""
     spec = getattr(F, f"{builder}_spec")(*args, **kwargs)
-    reference = _canonical(REFERENCE[builder](*args, **kwargs))
-    assert _canonical(F._figure(spec)) == reference
-    assert _canonical(getattr(F, builder)(*args, **kwargs)) == reference  # the public builder: the same figure
+    now_traces, now_lines = _drawn(F._figure(spec))
+    ref_traces, ref_lines = _drawn(REFERENCE[builder](*args, **kwargs))
+    drawn = [t for t in now_traces if t[1] != [None]]
+    assert drawn == [t for t in ref_traces if t[1] != [None]]
+    assert now_lines == ref_lines
+    ref_legend_only = [t for t in ref_traces if t[1] == [None]]
+    assert [t for t in now_traces if t[1] == [None]][:len(ref_legend_only)] == ref_legend_only
+    assert _canonical(getattr(F, builder)(*args, **kwargs)) == _canonical(F._figure(spec))  # the public builder
 
 
 @pytest.mark.parametrize("rows, cols, spacing, titles, shared", [
@@ -561,8 +587,8 @@ def test_the_payload_without_orjson_is_the_same_figure(monkeypatch):
 
 
 def _scaling_page(cases):
-    """Each scaling chart twice: the reference go.Figure (today's builder) through st.plotly_chart, and its spec
-    through draw.show_figure, the page's path."""
+    """Each scaling chart twice: as a validated go.Figure through st.plotly_chart, and as its spec through
+    draw.show_figure, the page's path."""
     import streamlit as st
 
     from ui import draw
@@ -575,8 +601,9 @@ def _scaling_page(cases):
 def test_streamlit_sends_the_same_json_for_the_scaling_specs():
     from streamlit.testing.v1 import AppTest
 
-    cases = [(name, REFERENCE[builder], getattr(F, f"{builder}_spec"), args, kwargs)
-             for name, builder, args, kwargs in SCALING_CASES]
+    # "before": the same spec as a go.Figure validated property by property, through st.plotly_chart
+    cases = [(name, lambda *a, builder=builder, **k: go.Figure(getattr(F, f"{builder}_spec")(*a, **k)),
+              getattr(F, f"{builder}_spec"), args, kwargs) for name, builder, args, kwargs in SCALING_CASES]
     at = AppTest.from_function(_scaling_page, args=(cases,), default_timeout=30).run()
     assert not at.exception, [e.message for e in at.exception]
     assert len(at.get("plotly_chart")) == len(cases)

@@ -1,0 +1,310 @@
+"""Readable from the back of the room (issue 9): the charts of every registered lesson at a 1280×720 window.
+
+For each page of ``lessons.REGISTRY``, in Japanese and English, opened with its default link and with a stress link
+(16 tokens, a 33-character token, the widest numbers the lesson makes: see STRESS), every chart drawn on the page is
+read from the browser's SVG (our chart component puts plotly's SVG in the page itself):
+
+- every number written in a heatmap cell is at least 14 px and its text box lies inside its cell;
+- every other text (axis ticks and titles, colour bar ticks, legends, notes, titles) is at least 12 px, and so is
+  every value label over a bar;
+- no two text boxes of one chart overlap, and no chart title runs under the chart's toolbar;
+- with EDITS, one cell of an input is changed within the lesson's range: every heatmap cell whose number did not
+  change keeps its fill colour (read from the rendered heatmap image), on every chart of the page.
+
+A lesson not listed in STRESS / EDITS is checked with its default link only (a new lesson adds its entries here).
+The whole module uses one browser context and takes about a minute (CI budget).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from urllib.parse import urlencode
+
+import numpy as np
+import pytest
+
+import lessons
+
+from .helpers import APP_READY, assert_no_exception
+
+VIEW = {"width": 1280, "height": 720}
+CELL_MIN_PX, TEXT_MIN_PX = 14.0, 12.0
+SIZE_SLACK = 0.05  # px: a rendered size is the font size times the screen transform, a float
+BOX_SLACK = 0.75  # px: text boxes may touch (rounding of the layout), not overlap
+LANGS = ("ja", "en")
+LONG_TOKEN = "とても長いトークン" * 3 + "abcdef"  # 33 characters
+
+
+# ---- the links ---------------------------------------------------------------------------------------------------
+def _qkv_stress(lesson):
+    """16 tokens (one of 33 characters), d_model = d_k = d_v = 16, cells typed to the widest numbers: −19.34 and
+    100.00 in X, a W_Q cell that makes Q and the scores pass 10⁴ (two-line cells)."""
+    from lessons import qkv
+
+    words = "猫 が 魚 を 食べる 犬 は 公園 で 走る 鳥 が 空 を 飛ぶ".split()
+    state = qkv.with_text(qkv.default_state("custom"), " ".join(words + [LONG_TOKEN]))
+    state = qkv.with_sizes(state, d_model=16, d_k=16, d_v=16)
+    for name, i, j, v in (("X", 0, 0, -19.34), ("X", 1, 1, 100.0), ("W_Q", 0, 0, 999.9), ("X", 2, 0, 38.5)):
+        state = qkv.with_cell(state, name, i, j, v)
+    return state
+
+
+def _masks_stress(lesson):
+    from lessons import masks
+
+    text = " ".join("猫 が 魚 を 食べる 犬 は 公園 で 走る 鳥 が 空 を 飛ぶ".split() + [LONG_TOKEN])
+    return replace(masks.MasksState(), text=text, text2=text, step=15)
+
+
+def _scaling_stress(lesson):
+    from lessons import scaling
+
+    state = scaling.default_state()
+    for i, title in enumerate(("犬の飼い方と健康のすべて" * 3, "Cooking for beginners: 100 recipes", "星空")):
+        state = scaling.with_title(state, i, title[:scaling.MAX_TITLE_CHARS])
+    state = scaling.with_score(state, 0, scaling.SCORE_MAX)
+    state = scaling.with_score(state, 2, scaling.SCORE_MIN)
+    return scaling.with_value(replace(state, d_k=1), 1, 1, -scaling.VALUE_LIMIT)
+
+
+STRESS = {"qkv": _qkv_stress, "masks": _masks_stress, "scaling": _scaling_stress}
+"""lesson key → lesson → a state with the most tokens, the longest tokens and the widest numbers it can show."""
+
+
+def _qkv_edit(lesson, state):
+    from lessons import qkv
+
+    return qkv.with_cell(state, "W_Q", 0, 0, 0.5)  # 1 → 0.5: every number stays within 犬が歩く's ranges
+
+
+def _masks_edit(lesson, state):
+    from lessons import masks
+
+    return masks.with_custom_cell(state, 4, 0, False)  # one key hidden from the last query of the custom mask
+
+
+EDITS = {"qkv": _qkv_edit, "masks": _masks_edit}
+"""lesson key → (lesson, state) → the state with one input cell changed, within the lesson's colour ranges."""
+
+
+def url_of(base: str, lesson, state, lang: str) -> str:
+    return f"{base}/{lesson.key}?" + urlencode({**lesson.encode(state), "lang": lang})
+
+
+# ---- reading the charts ------------------------------------------------------------------------------------------
+SCAN_JS = r"""
+async () => {
+  const kindOf = (el) => {
+    const own = (el.getAttribute('class') || '').split(' ')[0];
+    const cls = own || (el.parentNode.getAttribute('class') || '').split(' ')[0];  // a tick label's group names it
+    if (el.closest('.heatmap-label')) return 'cell';
+    if (el.closest('.cbaxis')) return 'colorbar';
+    if (/^[xy]\d*tick$/.test(cls)) return 'tick';
+    if (cls === 'bartext') return 'bar';
+    if (cls === 'legendtext') return 'legend';
+    if (cls.startsWith('gtitle')) return 'title';
+    if (/^[xy]\d*title$/.test(cls)) return 'axis title';
+    if (cls === 'annotation-text') return 'note';
+    return cls || 'text';
+  };
+  const size = (el) => {
+    const m = el.getScreenCTM();
+    return parseFloat(getComputedStyle(el).fontSize) * Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+  };
+  const rect = (r) => [r.left, r.top, r.right, r.bottom];
+  const charts = [];
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    const holder = plot.closest('[class*="st-key-"]');
+    const key = holder ? (holder.className.match(/st-key-(\S+)/) || [])[1] : '?';
+    const texts = [];
+    for (const el of plot.querySelectorAll('svg text')) {
+      if (el.closest('.hoverlayer')) continue;
+      const r = el.getBoundingClientRect();
+      if (!el.textContent.trim() || r.width === 0 || r.height === 0) continue;
+      texts.push({kind: kindOf(el), text: el.textContent, px: size(el), box: rect(r)});
+    }
+    const bar = plot.querySelector('.modebar');
+    const cells = [];
+    const full = plot._fullData || [];
+    const heat = full.filter((t) => t.type === 'heatmap' && t.visible !== false);  // an all-empty trace is hidden
+    if (heat.length) {
+      const tr = heat[heat.length - 1];
+      const xa = plot._fullLayout[tr.xaxis.replace('x', 'xaxis')];
+      const ya = plot._fullLayout[tr.yaxis.replace('y', 'yaxis')];
+      const o = plot.getBoundingClientRect();
+      const images = [...plot.querySelectorAll('.hm image')];
+      const pixels = [];
+      for (const img of images) {
+        const src = img.getAttribute('href') || img.getAttribute('xlink:href');
+        const pic = new Image();
+        pic.src = src;
+        await pic.decode();
+        const canvas = document.createElement('canvas');
+        canvas.width = pic.naturalWidth; canvas.height = pic.naturalHeight;
+        const ctx = canvas.getContext('2d');
+        ctx.drawImage(pic, 0, 0);
+        pixels.push({r: img.getBoundingClientRect(), w: canvas.width, h: canvas.height,
+                     data: ctx.getImageData(0, 0, canvas.width, canvas.height).data});
+      }
+      const nx = tr.x.length, ny = tr.y.length;
+      for (let i = 0; i < ny; i++) {
+        for (let j = 0; j < nx; j++) {
+          const x0 = o.left + xa._offset + xa.c2p(j - 0.5), x1 = o.left + xa._offset + xa.c2p(j + 0.5);
+          const y0 = o.top + ya._offset + ya.c2p(i - 0.5), y1 = o.top + ya._offset + ya.c2p(i + 0.5);
+          const box = [Math.min(x0, x1) + tr.xgap / 2, Math.min(y0, y1) + tr.ygap / 2,
+                       Math.max(x0, x1) - tr.xgap / 2, Math.max(y0, y1) - tr.ygap / 2];
+          const cx = (box[0] + box[2]) / 2, cy = (box[1] + box[3]) / 2;
+          let color = null;
+          for (const p of pixels) {
+            const ix = Math.floor((cx - p.r.left) / p.r.width * p.w);
+            const iy = Math.floor((cy - p.r.top) / p.r.height * p.h);
+            if (ix < 0 || iy < 0 || ix >= p.w || iy >= p.h) continue;
+            const k = 4 * (iy * p.w + ix);
+            if (p.data[k + 3] > 0) color = [p.data[k], p.data[k + 1], p.data[k + 2]];
+          }
+          cells.push({i, j, box, color});
+        }
+      }
+    }
+    charts.push({key, texts, cells, modebar: bar ? rect(bar.getBoundingClientRect()) : null});
+  }
+  return charts;
+}
+"""
+
+READY_JS = """
+() => {
+  const plots = [...document.querySelectorAll('.al-plot')];
+  if (!plots.length) return -1;
+  if (!plots.every((p) => p.querySelector('.main-svg') && p._fullLayout)) return -1;
+  return plots.reduce((n, p) => n + p.querySelectorAll('svg text').length, 0);
+}
+"""
+
+
+def open_and_read(page, url: str, timeout_s: float = 40.0) -> list[dict]:
+    """Open url, wait until the script is done and every chart is drawn and still (the same texts for 0.4 s),
+    and read every chart."""
+    page.goto(url)
+    page.wait_for_selector(APP_READY, timeout=timeout_s * 1000)
+    deadline, last, still = time.monotonic() + timeout_s, None, 0
+    while time.monotonic() < deadline:
+        n = page.evaluate(READY_JS)
+        idle = page.locator(APP_READY).count() == 1
+        still = still + 1 if (idle and n > 0 and n == last) else 0
+        last = n
+        if still >= 2:
+            break
+        page.wait_for_timeout(200)
+    else:
+        raise AssertionError(f"{url}: the charts were not all drawn within {timeout_s:.0f} s")
+    assert_no_exception(page)
+    return page.evaluate(SCAN_JS)
+
+
+def _inside(inner, outer, slack=BOX_SLACK) -> bool:
+    return (inner[0] >= outer[0] - slack and inner[1] >= outer[1] - slack and inner[2] <= outer[2] + slack
+            and inner[3] <= outer[3] + slack)
+
+
+def _overlap(a, b) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w if w > BOX_SLACK and h > BOX_SLACK else 0.0
+
+
+def problems_of(charts: list[dict]) -> list[str]:
+    """Every rule broken on one page, in words."""
+    out = []
+    for chart in charts:
+        key, texts = chart["key"], chart["texts"]
+        if not texts:
+            out.append(f"{key}: no text drawn")
+        for t in texts:
+            least = CELL_MIN_PX if t["kind"] == "cell" else TEXT_MIN_PX
+            if t["px"] < least - SIZE_SLACK:
+                out.append(f"{key}: {t['kind']} {t['text']!r} is {t['px']:.1f} px (< {least:.0f})")
+        cells = chart["cells"]
+        for t in (t for t in texts if t["kind"] == "cell"):
+            cx, cy = (t["box"][0] + t["box"][2]) / 2, (t["box"][1] + t["box"][3]) / 2
+            home = next((c for c in cells if c["box"][0] <= cx <= c["box"][2] and c["box"][1] <= cy <= c["box"][3]),
+                        None)
+            if home is None or not _inside(t["box"], home["box"]):
+                w, h = t["box"][2] - t["box"][0], t["box"][3] - t["box"][1]
+                cell = home and (home["box"][2] - home["box"][0], home["box"][3] - home["box"][1])
+                out.append(f"{key}: cell text {t['text']!r} ({w:.0f}×{h:.0f} px) does not fit its cell "
+                           f"({cell and f'{cell[0]:.0f}×{cell[1]:.0f}'} px)")
+        boxes = np.array([t["box"] for t in texts]) if texts else np.zeros((0, 4))
+        if len(boxes):
+            w = np.minimum(boxes[:, None, 2], boxes[None, :, 2]) - np.maximum(boxes[:, None, 0], boxes[None, :, 0])
+            h = np.minimum(boxes[:, None, 3], boxes[None, :, 3]) - np.maximum(boxes[:, None, 1], boxes[None, :, 1])
+            hit = np.triu((w > BOX_SLACK) & (h > BOX_SLACK), 1)
+            for a, b in zip(*np.nonzero(hit)):
+                out.append(f"{key}: {texts[a]['kind']} {texts[a]['text']!r} overlaps {texts[b]['kind']} "
+                           f"{texts[b]['text']!r} ({w[a, b]:.0f}×{h[a, b]:.0f} px)")
+        bar = chart["modebar"]
+        for t in (t for t in texts if t["kind"] == "title"):
+            if bar and _overlap(t["box"], bar):
+                out.append(f"{key}: title {t['text']!r} runs under the chart toolbar")
+    return out
+
+
+def colours_by_value(charts: list[dict]) -> dict:
+    """{(chart key, i, j): (cell text, fill colour)} of every heatmap cell."""
+    out = {}
+    for chart in charts:
+        texts = {}
+        for t in (t for t in chart["texts"] if t["kind"] == "cell"):
+            cx, cy = (t["box"][0] + t["box"][2]) / 2, (t["box"][1] + t["box"][3]) / 2
+            for c in chart["cells"]:
+                if c["box"][0] <= cx <= c["box"][2] and c["box"][1] <= cy <= c["box"][3]:
+                    texts[(c["i"], c["j"])] = t["text"]
+        for c in chart["cells"]:
+            out[(chart["key"], c["i"], c["j"])] = (texts.get((c["i"], c["j"])), c["color"])
+    return out
+
+
+# ---- the tests ---------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def view(browser):
+    """One page at 1280×720 for the whole module (each link is a fresh app session)."""
+    context = browser.new_context(viewport=VIEW)
+    page = context.new_page()
+    errors: list = []
+    page.on("pageerror", lambda e: errors.append(e))
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+CASES = [(lesson.key, lang, variant) for lesson in lessons.REGISTRY for lang in LANGS
+         for variant in (("default", "stress") if lesson.key in STRESS else ("default",))]
+
+
+@pytest.mark.parametrize("key, lang, variant", CASES, ids=["-".join(c) for c in CASES])
+def test_every_chart_is_readable(view, app_server, key, lang, variant):
+    lesson = lessons.by_key(key)
+    state = lesson.default_state() if variant == "default" else STRESS[key](lesson)
+    url = url_of(app_server, lesson, state, lang)
+    charts = open_and_read(view, url)
+    if key in STRESS or key in EDITS:
+        assert charts, f"{url}: no chart on the page"
+    found = problems_of(charts)
+    assert not found, f"{url}: {len(found)} problem(s):\n" + "\n".join(found[:40])
+
+
+@pytest.mark.parametrize("key", sorted(EDITS))
+def test_an_unchanged_cell_keeps_its_colour(view, app_server, key):
+    lesson = lessons.by_key(key)
+    state = lesson.default_state()
+    before = colours_by_value(open_and_read(view, url_of(app_server, lesson, state, "ja")))
+    after = colours_by_value(open_and_read(view, url_of(app_server, lesson, EDITS[key](lesson, state), "ja")))
+    shared = [k for k in before if k in after and before[k][0] is not None and before[k][0] == after[k][0]]
+    changed = [k for k in before if k in after and before[k][0] != after[k][0]]
+    assert changed, "the edit changed no number on the page: it tests nothing"
+    assert len(shared) > 20, f"only {len(shared)} unchanged cells were found"
+    recoloured = [f"{k[0]} [{k[1]}, {k[2]}] {before[k][0]}: {before[k][1]} → {after[k][1]}" for k in shared
+                  if before[k][1] is None or after[k][1] is None
+                  or max(abs(a - b) for a, b in zip(before[k][1], after[k][1])) > 2]
+    assert not recoloured, f"{len(recoloured)} unchanged cell(s) changed colour:\n" + "\n".join(recoloured[:30])

@@ -1,0 +1,32 @@
+"""AppTest of the masks page's seed field (issue 9): an out-of-range or emptied seed gives a notice in the current
+language and the value used; "1e9" is read as a number (an integer field would read it as 1)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from ui.i18n import table
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+JA = table("ja")
+
+
+def test_seed_out_of_range_and_emptied():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("lesson_pages/masks.py")
+    at.run()
+    assert not at.exception
+    at.number_input(key="masks.seed").set_value(1e9).run()
+    assert not at.exception
+    assert at.session_state["masks:state"].seed == 9999
+    said = JA["notice.number_clamped"].format(label=JA["masks.ctl.seed"], value="1×10⁹", lo="0", hi="9999",
+                                              used="9999")
+    shown = [re.sub(r"\\(.)", r"\1", w.value) for w in at.warning]
+    assert said in shown, shown
+    at.number_input(key="masks.seed").set_value(None).run()
+    assert at.session_state["masks:state"].seed == 9999
+    assert at.number_input(key="masks.seed").value == 9999.0
+    shown = [re.sub(r"\\(.)", r"\1", w.value) for w in at.warning]
+    assert JA["notice.number_empty"].format(label=JA["masks.ctl.seed"], used="9999") in shown, shown
