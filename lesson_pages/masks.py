@@ -40,8 +40,10 @@ def causal_section(page: runtime.Page) -> None:
     allowed = np.isfinite(steps.scaled_scores)
     ranges = lesson.LESSON.ranges(state)
     c1, c2, c3, c4 = draw.chart_columns(
-        draw.heatmap_need(steps.scores * steps.scale, toks, toks), draw.mask_need(allowed, toks, toks, additive=True),
-        draw.heatmap_need(steps.scaled_scores, toks, toks), draw.heatmap_need(steps.weights, toks, toks, weights=True),
+        draw.heatmap_need(steps.scores * steps.scale, toks, toks, zmax=ranges.get("scaled_scores")),
+        draw.mask_need(allowed, toks, toks, additive=True),
+        draw.heatmap_need(steps.scaled_scores, toks, toks, zmax=ranges.get("masked_scores")),
+        draw.heatmap_need(steps.weights, toks, toks, weights=True),
         max_cols=2)
     with c1:
         draw.show_heatmap("scaled", steps.scores * steps.scale, toks, toks, key="masks.fig.scaled",
@@ -130,7 +132,8 @@ def padding_section(page: runtime.Page) -> None:
     steps = lesson.batch_steps(state)
     dims = [str(k + 1) for k in range(steps.output.shape[1])]
     c1, c2 = draw.chart_columns(draw.heatmap_need(steps.weights, toks, toks, weights=True),
-                                draw.heatmap_need(steps.output, toks, dims))
+                                draw.heatmap_need(steps.output, toks, dims,
+                                                  zmax=lesson.LESSON.ranges(state).get("batch_output")))
     with c1:
         draw.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.batch_weights",
                           caption=t("fig.weights.caption"))
@@ -171,7 +174,8 @@ def custom_section(page: runtime.Page) -> None:
         st.success(t("masks.out.all_rows_ok"), icon=":material/check_circle:")
     dims = [str(k + 1) for k in range(steps.output.shape[1])]
     c1, c2 = draw.chart_columns(draw.heatmap_need(steps.weights, toks, toks, weights=True),
-                                draw.heatmap_need(steps.output, toks, dims))
+                                draw.heatmap_need(steps.output, toks, dims,
+                                                  zmax=lesson.LESSON.ranges(page.state).get("custom_output")))
     with c1:
         draw.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.custom_weights",
                           caption=t("fig.weights.caption"))

@@ -78,7 +78,8 @@ def inputs_section(page: runtime.Page) -> None:
     widgets.cell_slider(CELL, state.mats[name], name, i, j,
                         lambda *cell: page.apply(lesson.with_cell, *cell, place=LIVE))
     ranges = lesson.LESSON.ranges(state)
-    cols = draw.chart_columns(*(draw.heatmap_need(state.mats[n], *labels[n]) for n in names), max_cols=2)
+    cols = draw.chart_columns(*(draw.heatmap_need(state.mats[n], *labels[n], zmax=ranges.get(n)) for n in names),
+                              max_cols=2)
     for k, n in enumerate(names):
         with cols[k]:
             role = n if n in ("X", "Q", "K", "V") else "W"
@@ -103,7 +104,7 @@ def qkv_section(state: lesson.QKVState, res: lesson.QKVResult) -> None:
     st.caption(t("qkv.sec.qkv_help"))
     ranges = lesson.LESSON.ranges(state)
     mats = (("Q", res.Q), ("K", res.K), ("V", res.V))
-    cols = draw.chart_columns(*(draw.heatmap_need(M, *draw.matrix_labels(n, state.tokens, *M.shape))
+    cols = draw.chart_columns(*(draw.heatmap_need(M, *draw.matrix_labels(n, state.tokens, *M.shape), zmax=ranges.get(n))
                                 for n, M in mats), max_cols=3)
     for k, (n, M) in enumerate(mats):
         with cols[k]:
@@ -120,8 +121,9 @@ def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRe
 
     def scores() -> None:
         st.subheader(t("qkv.sec.scores"))
-        c1, c2 = draw.chart_columns(draw.heatmap_need(s.scores, toks, toks),
-                                    draw.heatmap_need(s.scores * s.scale, toks, toks))
+        c1, c2 = draw.chart_columns(draw.heatmap_need(s.scores, toks, toks, zmax=ranges.get("scores")),
+                                    draw.heatmap_need(s.scores * s.scale, toks, toks,
+                                                      zmax=ranges.get("scaled_scores")))
         with c1:
             draw.show_heatmap("scores", s.scores, toks, toks, key="qkv.fig.scores", highlight_row=state.query,
                               caption=t("fig.scores.caption"), zmax=ranges.get("scores"))
@@ -135,7 +137,8 @@ def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRe
         if state.causal:
             allowed = np.isfinite(s.scaled_scores)
             c1, c2 = draw.chart_columns(draw.mask_need(allowed, toks, toks, additive=True),
-                                        draw.heatmap_need(s.scaled_scores, toks, toks))
+                                        draw.heatmap_need(s.scaled_scores, toks, toks,
+                                                          zmax=ranges.get("masked_scores")))
             with c1:
                 draw.show_mask("mask_add", allowed, toks, toks, additive=True,
                                key="qkv.fig.mask_add", caption=t("masks.out.mask_caption"))
@@ -148,7 +151,8 @@ def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRe
         st.subheader(t("qkv.sec.weights"))
         out_labels = draw.matrix_labels("out", toks, *s.output.shape)
         c1, c2 = draw.chart_columns(draw.heatmap_need(s.weights, toks, toks, weights=True),
-                                    draw.heatmap_need(s.output, *out_labels), ratios=[3, 2])
+                                    draw.heatmap_need(s.output, *out_labels, zmax=ranges.get("output")),
+                                    ratios=[3, 2])
         with c1:
             draw.show_heatmap("weights", s.weights, toks, toks, weights=True, key="qkv.fig.weights",
                               highlight_row=state.query, caption=t("fig.weights.caption"))

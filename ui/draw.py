@@ -150,11 +150,22 @@ class ChartSlot:
         return getattr(self.container, name)
 
 
-def heatmap_need(M, rows, cols, *, weights: bool = False) -> float:
-    """The narrowest chart (px) in which heatmap ``M`` shows every number with 2 decimals at 14 px."""
+def heatmap_need(M, rows, cols, *, weights: bool = False, zmax: float | None = None) -> float:
+    """The narrowest chart (px) in which heatmap ``M`` shows every number with 2 decimals at 14 px.
+
+    ``zmax``: the chart's colour range (the lesson's ``ranges``). The need is then that of the widest number the
+    range holds (every cell written as −max(zmax, max|M|)), not of today's numbers, so that a layout chosen with
+    :func:`chart_columns` does not change while a student moves a cell within the range: a chart moved to another
+    column is a new element in the browser, blank until it is drawn again (issue 8's "no chart missing")."""
     A = np.asarray(M, dtype=np.float64)
-    texts = [["" if v == -np.inf else F.cell_text(v) for v in row] for row in A.tolist()]
-    top = 1.0 if weights else float(np.nanmax(np.abs(np.where(np.isfinite(A), A, np.nan)), initial=1.0))
+    finite = np.isfinite(A)
+    top = 1.0 if weights else float(np.nanmax(np.abs(np.where(finite, A, np.nan)), initial=1.0))
+    if zmax is not None and not weights:
+        top = max(top, float(zmax))
+        widest = F.cell_text(-top)
+        texts = [[widest if ok else "" for ok in row] for row in finite.tolist()]
+    else:
+        texts = [["" if v == -np.inf else F.cell_text(v) for v in row] for row in A.tolist()]
     return F.grid_need(texts, [str(r) for r in rows], [str(c) for c in cols], colorbar_top=top)
 
 
