@@ -18,7 +18,7 @@ PYTEST_ARGS ?=
 RUN_STAMP := $(VENV)/.stamp-requirements.txt
 DEV_STAMP := $(VENV)/.stamp-requirements-dev.txt
 
-.PHONY: help run test test-fast lint bench venv install install-dev
+.PHONY: help run test test-fast lint bench venv install install-dev vendor-plotly
 
 help:
 	@echo "make run    - start the app on http://localhost:$(PORT) (creates .venv if needed)"
@@ -26,6 +26,8 @@ help:
 	@echo "make test-fast - everything but the real-browser tests (the inner loop, under a minute)"
 	@echo "make lint   - ruff check"
 	@echo "make bench  - run every script in benchmarks/"
+	@echo "make replicas - two app processes behind nginx on loopback, a class through them (docs/deploy.md)"
+	@echo "make vendor-plotly - refresh the chart component's plotly.js to the installed plotly's version (needs npm)"
 
 $(PY):
 	@if [ -z "$(PYTHON)" ]; then echo "ERROR: neither python3.11 nor python3 found on PATH" >&2; exit 1; fi
@@ -71,3 +73,18 @@ bench: $(DEV_STAMP)
 	  echo "== $$s"; \
 	  PYTHONPATH=. $(PY) "$$s" || exit $$?; \
 	done
+
+# Two app processes behind nginx (deploy/nginx.conf) on loopback, a class of 120 through them (docs/deploy.md).
+.PHONY: replicas
+replicas: $(DEV_STAMP)
+	PYTHONPATH=. $(PY) benchmarks/replicas_load.py $(REPLICAS_ARGS)
+
+# plotly.js for the chart component: the cartesian bundle of the same plotly.js version as the installed plotly
+# package (see ui/plot_component/assets/vendor/README.md). Needs npm; the result is committed.
+vendor-plotly: $(RUN_STAMP)
+	@v=$$(head -c 200 $$($(PY) -c 'import plotly, pathlib; print(pathlib.Path(plotly.__file__).parent / "package_data/plotly.min.js")') | sed -n 's/.*plotly.js v\([0-9.]*\).*/\1/p'); \
+	d=$$(mktemp -d); echo "plotly.js $$v"; \
+	(cd $$d && npm pack --silent plotly.js-cartesian-dist-min@$$v && tar xzf *.tgz) && \
+	cp $$d/package/plotly-cartesian.min.js ui/plot_component/assets/vendor/ && \
+	cp $$d/package/LICENSE ui/plot_component/assets/vendor/plotly-LICENSE.txt && rm -rf $$d && \
+	sed -i "s/version [0-9.]*,/version $$v,/" ui/plot_component/assets/vendor/README.md

@@ -50,6 +50,7 @@ import sys
 import tempfile
 import time
 import tomllib
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,50 +73,140 @@ FINISHED_OK = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RU
 
 
 # ---- the server process ------------------------------------------------------------------------------------------
-def free_port(wanted: int | None) -> int:
-    for port in ([wanted] if wanted else PORTS):
-        if port not in PORTS:
-            sys.exit(f"port {port} is outside 8620-8639")
+def free_port(wanted: int | None, ports: range = PORTS) -> int:
+    """`wanted` if it is free (any port 1024-65535), else the first free port of `ports` on 127.0.0.1."""
+    for port in ([wanted] if wanted else ports):
+        if not 1024 <= port <= 65535:
+            sys.exit(f"port {port} is outside 1024-65535")
         with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds: TIME_WAIT is no obstacle
             try:
                 s.bind((HOST, port))
                 return port
             except OSError:
                 continue
-    sys.exit("no free port in 8620-8639")
+    sys.exit(f"port {wanted} is not free" if wanted else f"no free port in {ports.start}-{ports.stop - 1}")
 
 
-class Server:
+def proc_cpu_s(pid: int, main_thread: bool = False) -> float:
+    """utime + stime of process `pid` (all its threads), seconds; main_thread: of its main thread only."""
+    path = f"/proc/{pid}/task/{pid}/stat" if main_thread else f"/proc/{pid}/stat"
+    with open(path) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK
+
+
+def proc_mem_mb(pid: int, what: str = "VmRSS") -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(what + ":"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError(what)
+
+
+class Target:
+    """What the sessions talk to and what is measured: `host:port` takes the sessions; `warm` lists the servers
+    (host, port) to warm up directly (several replicas behind a proxy: each of them); `pids()` are the server
+    processes whose CPU and RSS are summed (none known: NaN)."""
+
+    host = HOST
+    port = 0
+    post_gc: bool | None = None
+    forced = False
+    warm: list[tuple[str, int]] = []
+
+    def pids(self) -> list[int]:
+        return []
+
+    def proxy_pids(self) -> list[int]:
+        """Other processes of the setup (a reverse proxy): their CPU is shown apart, not as 'other processes'."""
+        return []
+
+    def proxy_cpu_s(self) -> float:
+        return sum(proc_cpu_s(p) for p in self.proxy_pids())
+
+    def cpu_s(self, main_thread: bool = False) -> float:
+        """utime + stime of the server processes (all their threads), seconds; main_thread: of their main threads
+        only, the ones running the event loop (HTTP, websockets, sending ForwardMsgs) - the rest is mostly script
+        runs."""
+        pids = self.pids()
+        return sum(proc_cpu_s(p, main_thread) for p in pids) if pids else float("nan")
+
+    def mem_mb(self, what: str = "VmRSS") -> float:
+        pids = self.pids()
+        return sum(proc_mem_mb(p, what) for p in pids) if pids else float("nan")
+
+    def log_text(self) -> str:
+        return ""
+
+
+class Remote(Target):
+    """Servers already running (e.g. replicas behind nginx): sessions go to `host:port`; `server_pids` and
+    `warm` as in Target; `logs` are read for problems at the end."""
+
+    def __init__(self, host: str, port: int, server_pids: list[int] = (), warm: list[tuple[str, int]] | None = None,
+                 logs: list[Path] = (), post_gc: bool | None = None, proxy_pids: list[int] = ()):
+        self.host, self.port, self._pids, self._proxy = host, port, list(server_pids), list(proxy_pids)
+        self.warm = [(host, port)] if warm is None else list(warm)
+        self.logs, self.post_gc = list(logs), post_gc
+
+    def pids(self) -> list[int]:
+        return self._pids
+
+    def proxy_pids(self) -> list[int]:
+        return self._proxy
+
+    def log_text(self) -> str:
+        return "\n".join(Path(p).read_text(errors="replace") for p in self.logs if Path(p).exists())
+
+
+def streamlit_cmd(port: int, address: str = HOST, post_gc: bool | None = None) -> list[str]:
+    """The server command line: this checkout's .venv, `streamlit run app.py` headless on address:port."""
+    cmd = [str(ROOT / ".venv/bin/python"), "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+           "--server.headless", "true", "--server.address", address]
+    if post_gc is not None:
+        cmd += ["--runner.postScriptGC", "true" if post_gc else "false"]
+    return cmd
+
+
+def wait_healthy(proc: subprocess.Popen, host: str, port: int, log: str = "", limit_s: float = 60) -> None:
+    """Until GET /_stcore/health on host:port answers 200; RuntimeError if `proc` exits or limit_s passes."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            tail = Path(log).read_text(errors="replace")[-2000:] if log else ""
+            raise RuntimeError(f"server on port {port} exited with {proc.returncode}:\n{tail}")
+        try:
+            status, _, _ = asyncio.run(http_get(host, port, "/_stcore/health"))
+            if status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"server on port {port} not healthy after {limit_s:.0f} s")
+
+
+class Server(Target):
     """``streamlit run app.py`` on 127.0.0.1; /proc readings of its process; stopped by its own pid only."""
 
     def __init__(self, port: int, post_gc: bool | None, app_dir: Path = ROOT):
         """post_gc None: whatever the app's .streamlit/config.toml says (Streamlit's default: on)."""
         self.port = port
+        self.warm = [(HOST, port)]
         self.app_dir = app_dir
         self.forced = post_gc is not None
         self.post_gc = configured_post_gc(app_dir) if post_gc is None else post_gc
         self.log = tempfile.NamedTemporaryFile(prefix="load_class_server_", suffix=".log", delete=False)
         self.proc: subprocess.Popen | None = None
 
+    def pids(self) -> list[int]:
+        return [self.proc.pid] if self.proc is not None else []
+
     def start(self) -> None:
-        cmd = [str(ROOT / ".venv/bin/python"), "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
-               "--server.headless", "true", "--server.address", HOST]
-        if self.forced:
-            cmd += ["--runner.postScriptGC", "true" if self.post_gc else "false"]
+        cmd = streamlit_cmd(self.port, HOST, self.post_gc if self.forced else None)
         self.proc = subprocess.Popen(cmd, cwd=self.app_dir, stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited with {self.proc.returncode}:\n{self.log_text()[-2000:]}")
-            try:
-                status, _, _ = asyncio.run(http_get(self.port, "/_stcore/health"))
-                if status == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.3)
-        raise RuntimeError("server not healthy after 60 s")
+        wait_healthy(self.proc, HOST, self.port, self.log.name)
 
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
@@ -130,21 +221,6 @@ class Server:
     def log_text(self) -> str:
         self.log.flush()
         return Path(self.log.name).read_text(errors="replace")
-
-    def cpu_s(self, main_thread: bool = False) -> float:
-        """utime + stime of the server process (all its threads), seconds; main_thread: of its main thread only,
-        the one running the event loop (HTTP, websockets, sending ForwardMsgs) - the rest is mostly script runs."""
-        path = f"/proc/{self.proc.pid}/task/{self.proc.pid}/stat" if main_thread else f"/proc/{self.proc.pid}/stat"
-        with open(path) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLK
-
-    def mem_mb(self, what: str = "VmRSS") -> float:
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith(what + ":"):
-                    return int(line.split()[1]) / 1024
-        raise RuntimeError(what)
 
 
 def configured_post_gc(app_dir: Path) -> bool:
@@ -188,10 +264,11 @@ def own_cpu_s() -> float:
 
 
 # ---- HTTP and the browser-like session ---------------------------------------------------------------------------
-async def http_get(port: int, path: str, cookie: str = "") -> tuple[int, dict[str, str], bytes]:
-    reader, writer = await asyncio.open_connection(HOST, port)
+async def http_get(host: str, port: int, path: str, cookie: str = "") -> tuple[int, dict[str, list[str]], bytes]:
+    """GET http://host:port/path; (status, headers by lower-case name -> every value in order, body)."""
+    reader, writer = await asyncio.open_connection(host, port)
     try:
-        head = f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nConnection: close\r\n"
+        head = f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n"
         if cookie:
             head += f"Cookie: {cookie}\r\n"
         writer.write((head + "\r\n").encode())
@@ -201,10 +278,10 @@ async def http_get(port: int, path: str, cookie: str = "") -> tuple[int, dict[st
         writer.close()
     header, _, body = raw.partition(b"\r\n\r\n")
     lines = header.decode("latin-1").split("\r\n")
-    headers = {}
+    headers: dict[str, list[str]] = {}
     for line in lines[1:]:
         name, _, value = line.partition(":")
-        headers.setdefault(name.strip().lower(), value.strip())
+        headers.setdefault(name.strip().lower(), []).append(value.strip())
     return int(lines[0].split()[1]), headers, body
 
 
@@ -249,10 +326,17 @@ class MessageCache:
 
 
 class Session:
-    """One browser tab on /qkv, at the protocol level."""
+    """One browser tab on /qkv, at the protocol level. Keeps every cookie it is given (Streamlit's XSRF cookie, a
+    proxy's routing cookie) and sends them back. With `replica_header` (e.g. "X-Upstream", which deploy/nginx.conf
+    adds), `replicas` records that header's value on each of its connections: health, host-config, websocket."""
 
-    def __init__(self, port: int):
+    def __init__(self, port: int, host: str = HOST, replica_header: str = ""):
         self.port = port
+        self.host = host
+        self.replica_header = replica_header.lower()
+        self.cookies: dict[str, str] = {}
+        self.replicas: list[str] = []
+        self.session_id = ""  # the server's AppSession id (NewSession.initialize.session_id of the last full run)
         self.ws = None
         self.reader: asyncio.Task | None = None
         self.widgets: dict[str, WidgetState] = {}  # the frontend's widget states, by widget id
@@ -268,28 +352,55 @@ class Session:
         self.run = Run()
         self.closed_reason = ""
 
-    async def open(self) -> None:
-        status, headers, _ = await http_get(self.port, "/_stcore/health")
-        if status != 200:
-            raise RuntimeError(f"health {status}")
-        cookie = headers.get("set-cookie", "").split(";")[0]  # _streamlit_xsrf=2|mask|token|time
-        token = cookie.partition("=")[2]
-        status, _, _ = await http_get(self.port, "/_stcore/host-config", cookie)
-        if status != 200:
-            raise RuntimeError(f"host-config {status}")
-        origin = f"http://{HOST}:{self.port}"
-        self.ws = await connect(f"ws://{HOST}:{self.port}/_stcore/stream", subprotocols=["streamlit", token],
-                                additional_headers={"Cookie": cookie, "Origin": origin}, max_size=None,
-                                open_timeout=60, ping_interval=None)
+    async def open(self, resume: bool = False) -> None:
+        """Health, host-config, then the websocket. resume: ask the server for this session's AppSession again
+        (the session id as the third subprotocol), as the frontend does when it reconnects."""
+        for path in ("/_stcore/health", "/_stcore/host-config"):
+            status, headers, _ = await http_get(self.host, self.port, path, self.cookie_header())
+            if status != 200:
+                raise RuntimeError(f"{path} {status}")
+            self._took(headers)
+        token = self.cookies.get("_streamlit_xsrf", "")  # 2|mask|token|time
+        if not token:
+            raise RuntimeError("no _streamlit_xsrf cookie")
+        origin = f"http://{self.host}:{self.port}"
+        protocols = ["streamlit", token] + ([self.session_id] if resume and self.session_id else [])
+        self.ws = await connect(f"ws://{self.host}:{self.port}/_stcore/stream", subprotocols=protocols,
+                                additional_headers={"Cookie": self.cookie_header(), "Origin": origin},
+                                max_size=None, open_timeout=60, ping_interval=None)
         if self.ws.subprotocol != "streamlit":
             raise RuntimeError(f"subprotocol {self.ws.subprotocol!r}")
+        if self.replica_header:
+            self.replicas.append(self.ws.response.headers.get(self.replica_header, ""))
         self.reader = asyncio.create_task(self._read())
+
+    def cookie_header(self) -> str:
+        return "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+
+    def _took(self, headers: dict[str, list[str]]) -> None:
+        """Keep the response's cookies (as a browser's jar would, by name) and note the replica that served it."""
+        for value in headers.get("set-cookie", []):
+            name, _, val = value.split(";")[0].partition("=")
+            self.cookies[name.strip()] = val.strip()
+        if self.replica_header:
+            self.replicas.append((headers.get(self.replica_header) or [""])[0])
 
     async def close(self) -> None:
         if self.ws is not None:
             await self.ws.close()
         if self.reader is not None:
             await asyncio.gather(self.reader, return_exceptions=True)
+
+    async def reconnect(self, port: int | None = None) -> Run:
+        """Drop the websocket and open it again asking for the same AppSession, then rerun the page (full run) as
+        the frontend does after a reconnect; `port`: reconnect to another address (e.g. straight to a replica).
+        `session_id` afterwards tells whether the server resumed the session (same id) or started a new one."""
+        await self.close()
+        self.closed_reason = ""
+        if port is not None:
+            self.port = port
+        await self.open(resume=True)
+        return await self.rerun(timeout=LOAD_TIMEOUT)
 
     # -- what the browser sends
     async def rerun(self, *, fragment_id: str = "", timeout: float = MOVE_TIMEOUT) -> Run:
@@ -304,7 +415,7 @@ class Session:
         cs.cached_message_hashes.extend(self.cache.msgs)
         ci = cs.context_info
         ci.timezone, ci.timezone_offset, ci.locale = "Asia/Tokyo", -540, "ja-JP"
-        ci.url = f"http://{HOST}:{self.port}/{PAGE}" + (f"?{self.query_string}" if self.query_string else "")
+        ci.url = f"http://{self.host}:{self.port}/{PAGE}" + (f"?{self.query_string}" if self.query_string else "")
         ci.is_embedded, ci.color_scheme = False, "light"
         self.run = Run()
         self.seen_this_run = set()
@@ -365,6 +476,7 @@ class Session:
             self._on_delta(msg.delta)
         elif kind == "new_session":
             self.max_age = msg.new_session.config.max_cached_message_age
+            self.session_id = msg.new_session.initialize.session_id or self.session_id
         elif kind == "navigation":  # st.navigation: the page that ran (NewSession's hash is app.py's, the frame)
             self.page_hash = msg.navigation.page_script_hash
         elif kind == "page_info_changed":
@@ -464,18 +576,20 @@ def fmt_ms(s: dict) -> str:
 
 @dataclass
 class Meter:
-    """Server CPU, machine CPU and this client's CPU over a window."""
-    server: Server
+    """Server CPU, proxy CPU, machine CPU and this client's CPU over a window."""
+    server: Target
     t0: float = field(init=False)
     cpu0: float = field(init=False)
     mach0: tuple[int, int] = field(init=False)
     own0: float = field(init=False)
     loop0: float = field(init=False)
+    proxy0: float = field(init=False)
 
     def __post_init__(self):
         self.t0, self.cpu0, self.mach0, self.own0 = (time.monotonic(), self.server.cpu_s(), machine_jiffies(),
                                                      own_cpu_s())
         self.loop0 = self.server.cpu_s(main_thread=True)
+        self.proxy0 = self.server.proxy_cpu_s()
 
     def read(self) -> dict:
         wall = time.monotonic() - self.t0
@@ -484,12 +598,15 @@ class Meter:
         busy = (busy1 - self.mach0[0]) / CLK
         client = own_cpu_s() - self.own0
         loop = self.server.cpu_s(main_thread=True) - self.loop0
+        proxy = self.server.proxy_cpu_s() - self.proxy0
+        known = (0.0 if server != server else server) + client + proxy  # server NaN: not measured
         return {"wall_s": wall, "server_cpu_s": server, "server_loop_cpu_s": loop, "client_cpu_s": client,
-                "server_cores": server / wall, "client_cores": client / wall,
-                "other_cores": max(0.0, busy - server - client) / wall, "machine_busy_cores": busy / wall}
+                "proxy_cpu_s": proxy, "server_cores": server / wall, "client_cores": client / wall,
+                "proxy_cores": proxy / wall, "other_cores": max(0.0, busy - known) / wall,
+                "machine_busy_cores": busy / wall}
 
 
-async def sample_rss(server: Server, into: list[float], stop: asyncio.Event, every: float = 0.5) -> None:
+async def sample_rss(server: Target, into: list[float], stop: asyncio.Event, every: float = 0.5) -> None:
     while not stop.is_set():
         into.append(server.mem_mb())
         try:
@@ -498,15 +615,15 @@ async def sample_rss(server: Server, into: list[float], stop: asyncio.Event, eve
             pass
 
 
-def server_log_problems(server: Server) -> list[str]:
+def server_log_problems(server: Target) -> list[str]:
     return [line for line in server.log_text().splitlines()
             if any(w in line for w in ("Traceback", "Error", "Exception", "WARNING"))]
 
 
-async def warm_up(port: int) -> None:
+async def warm_up(host: str, port: int) -> None:
     """One session loads /qkv and moves d_model through every value once: imports, caches and first-run costs
     happen here, not in the measurement."""
-    s = Session(port)
+    s = Session(port, host)
     await s.open()
     await s.load()
     for v in list(range(DIM_MIN, DIM_MAX + 1)) + [4]:
@@ -518,16 +635,24 @@ async def warm_up(port: int) -> None:
 
 
 # ---- the modes ---------------------------------------------------------------------------------------------------
-async def load_test(server: Server, n: int, seconds: float, seed: int) -> dict:
+async def warm_all(server: Target) -> None:
+    await asyncio.gather(*(warm_up(host, port) for host, port in server.warm))
+
+
+async def load_test(server: Target, n: int, seconds: float, seed: int, replica_header: str = "",
+                    settle_s: float = 3.0, after_s: float = 5.0) -> dict:
+    """N sessions on server.host:server.port (see the module docstring). With `replica_header`, also which replica
+    served each session's connections (the header's value on each), summarised in "replicas". settle_s: pause
+    between the page loads and the first moves (RSS "connected"); after_s: pause after closing (RSS "after")."""
     rss_start = server.mem_mb()
-    await warm_up(server.port)
+    await warm_all(server)
     await asyncio.sleep(2)
     rss_before = server.mem_mb()
     rss_samples: list[float] = []
     stop = asyncio.Event()
     sampler = asyncio.create_task(sample_rss(server, rss_samples, stop))
 
-    sessions = [Session(server.port) for _ in range(n)]
+    sessions = [Session(server.port, server.host, replica_header) for _ in range(n)]
     meter_load = Meter(server)
 
     async def open_and_load(s: Session):
@@ -538,7 +663,7 @@ async def load_test(server: Server, n: int, seconds: float, seed: int) -> dict:
     load_cpu = meter_load.read()
     load_errors = [repr(r) for r in loads if isinstance(r, BaseException)]
     live = [s for s, r in zip(sessions, loads) if not isinstance(r, BaseException)]
-    await asyncio.sleep(3)  # settle: what N connected idle sessions cost
+    await asyncio.sleep(settle_s)  # settle: what N connected idle sessions cost
     rss_connected = server.mem_mb()
 
     latencies: list[float] = []
@@ -571,13 +696,14 @@ async def load_test(server: Server, n: int, seconds: float, seed: int) -> dict:
     window = meter.read()
     stop.set()
     await sampler
-    await asyncio.gather(*(s.close() for s in live), return_exceptions=True)
-    await asyncio.sleep(5)
+    await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)  # failed ones too
+    await asyncio.sleep(after_s)
     rss_after = server.mem_mb()
     moves = len(latencies)
     n_err = sum(errors.values())
     return {
         "mode": "load", "sessions": n, "seconds": seconds, "post_gc": server.post_gc,
+        "replicas": replica_summary(sessions) if replica_header else None,
         "initial_load": ms_summary([r.seconds for r in loads if isinstance(r, Run)]),
         "initial_load_errors": load_errors, "load_server_cpu_s": load_cpu["server_cpu_s"],
         "moves": moves, "errors": n_err, "error_kinds": errors,
@@ -589,15 +715,36 @@ async def load_test(server: Server, n: int, seconds: float, seed: int) -> dict:
         "kb_per_move": statistics.fmean(bytes_per_move) / 1024 if bytes_per_move else float("nan"),
         "window": window,
         "rss_mb": {"server_started": rss_start, "before": rss_before, "connected": rss_connected,
-                   "during_max": max(rss_samples), "during_mean": statistics.fmean(rss_samples),
+                   "during_max": max(rss_samples, default=float("nan")),
+                   "during_mean": statistics.fmean(rss_samples) if rss_samples else float("nan"),
                    "during_last": rss_samples[-1], "after_close_5s": rss_after, "hwm": server.mem_mb("VmHWM")},
         "server_log_problems": server_log_problems(server)[:20],
     }
 
 
-async def soak(server: Server, n: int) -> dict:
-    await warm_up(server.port)
-    s = Session(server.port)
+def replica_summary(sessions: list[Session]) -> dict:
+    """Sessions per replica, and whether every session's connections all went to one replica. A connection
+    without the header counts as a replica named "" (so a missing header cannot pass as sticky)."""
+    per: dict[str, int] = {}
+    split = []
+    unrecorded = 0
+    for i, s in enumerate(sessions):
+        seen = set(s.replicas)
+        if not seen:
+            unrecorded += 1  # it failed before its first response (counted among the errors)
+        elif len(seen) == 1:
+            name = s.replicas[0]
+            per[name] = per.get(name, 0) + 1
+        else:
+            split.append({"session": i, "connections": list(s.replicas)})
+    return {"sessions_per_replica": dict(sorted(per.items())), "split_sessions": split, "unrecorded": unrecorded,
+            "connections_per_session": sorted({len(s.replicas) for s in sessions}),
+            "all_sticky": not split and not unrecorded and "" not in per}
+
+
+async def soak(server: Target, n: int) -> dict:
+    await warm_all(server)
+    s = Session(server.port, server.host)
     await s.open()
     await s.load()
     cycle = [v for v in range(DIM_MIN, DIM_MAX + 1)]
@@ -659,14 +806,14 @@ def _slope(points: list[tuple[int, float]]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den if den else float("nan")
 
 
-async def idle(server: Server, n: int) -> dict:
-    await warm_up(server.port)
-    keeper = Session(server.port)  # one session stays open, so the baseline already holds one session's share
+async def idle(server: Target, n: int) -> dict:
+    await warm_all(server)
+    keeper = Session(server.port, server.host)  # stays open: the baseline already holds one session's share
     await keeper.open()
     await keeper.load()
     await asyncio.sleep(3)
     rss0 = server.mem_mb()
-    sessions = [Session(server.port) for _ in range(n)]
+    sessions = [Session(server.port, server.host) for _ in range(n)]
     for s in sessions:  # one after another: the figure is memory, not load time
         await s.open()
         await s.load()
@@ -683,6 +830,8 @@ async def idle(server: Server, n: int) -> dict:
 def print_result(r: dict) -> None:
     how = "forced by flag" if r["post_gc_forced"] else "from the app's config.toml / Streamlit's default"
     gc_txt = f"postScriptGC {'on' if r['post_gc'] else 'off'} ({how})"
+    if r["post_gc"] is None:
+        gc_txt = "servers started elsewhere (their postScriptGC as they were started)"
     if r["mode"] == "load":
         w, m = r["window"], r["rss_mb"]
         print(f"== load: {r['sessions']} sessions, {r['seconds']:.0f} s, think 1-3 s, {gc_txt}")
@@ -693,11 +842,20 @@ def print_result(r: dict) -> None:
               f" {r['kb_per_move']:.0f} KB sent per move")
         print(f"  server CPU per move: {r['server_cpu_ms_per_move']:.1f} ms, of which the event-loop thread"
               f" {r['server_loop_cpu_ms_per_move']:.1f} ms ({w['server_cores']:.2f} cores busy)")
-        print(f"  machine: server {w['server_cores']:.2f}, this client {w['client_cores']:.2f},"
+        proxy = f", proxy {w['proxy_cores']:.2f}" if w.get("proxy_cpu_s") else ""
+        print(f"  machine: server {w['server_cores']:.2f}{proxy}, this client {w['client_cores']:.2f},"
               f" other processes {w['other_cores']:.2f} cores (of {os.cpu_count()})")
         print(f"  server RSS MB: started {m['server_started']:.0f}, before (after warm-up) {m['before']:.0f},"
               f" {r['sessions']} connected {m['connected']:.0f}, during max {m['during_max']:.0f} / mean"
               f" {m['during_mean']:.0f}, after close +5 s {m['after_close_5s']:.0f}, peak {m['hwm']:.0f}")
+        rep = r.get("replicas")
+        if rep is not None:
+            per = ", ".join(f"{k or '(no header)'}: {v}" for k, v in rep["sessions_per_replica"].items())
+            print(f"  sessions per replica: {per}; connections per session {rep['connections_per_session']}")
+            print(f"  every session on one replica (all its connections): {'yes' if rep['all_sticky'] else 'NO'}"
+                  f" ({len(rep['split_sessions'])} split, {rep['unrecorded']} without a response)")
+            for split in rep["split_sessions"][:5]:
+                print(f"    session {split['session']}: {split['connections']}")
     elif r["mode"] == "soak":
         m, w = r["rss_mb"], r["window"]
         print(f"== soak: {r['reruns']} d_model reruns in one session, back to back, {gc_txt}")
@@ -722,6 +880,14 @@ def print_result(r: dict) -> None:
         print("  server log:", *r["server_log_problems"][:5], sep="\n    ")
 
 
+def host_port(url: str) -> tuple[str, int]:
+    """'http://127.0.0.1:8790' (or '127.0.0.1:8790') -> ('127.0.0.1', 8790)."""
+    u = urllib.parse.urlsplit(url if "//" in url else "//" + url)
+    if not u.hostname or not u.port or u.scheme not in ("", "http") or u.path not in ("", "/"):
+        sys.exit(f"not an http://host:port address: {url!r}")
+    return u.hostname, u.port
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sessions", type=int, default=None, help="concurrent sessions (default 40 unless only "
@@ -733,7 +899,17 @@ def main() -> None:
     gc.add_argument("--no-post-gc", dest="post_gc", action="store_false", default=None,
                     help="server with --runner.postScriptGC false (no gc.collect(2) after every run)")
     gc.add_argument("--post-gc", dest="post_gc", action="store_true", help="server with --runner.postScriptGC true")
-    ap.add_argument("--port", type=int, default=None, help="a port in 8620-8639 (default: the first free one)")
+    ap.add_argument("--port", type=int, default=None, help="the server's port (default: the first free one in"
+                    " 8620-8639)")
+    ap.add_argument("--url", default="", help="talk to a server already running at this http://host:port instead of"
+                    " starting one (e.g. replicas behind nginx: benchmarks/replicas_load.py); every mode then runs on"
+                    " it, not on a fresh server")
+    ap.add_argument("--server-pid", type=int, action="append", default=[], metavar="PID", help="with --url: a server"
+                    " process whose CPU and RSS are measured (repeat for several replicas; none: not measured)")
+    ap.add_argument("--warm", action="append", default=[], metavar="URL", help="with --url: warm up this server"
+                    " directly instead of --url (repeat for each replica)")
+    ap.add_argument("--replica-header", default="", metavar="NAME", help="record this response header (e.g."
+                    " X-Upstream) on every connection of every session: sessions per replica, stickiness")
     ap.add_argument("--app-dir", type=Path, default=ROOT, help="run app.py of this tree (e.g. an export of a commit:"
                     " `git archive HEAD | tar -x -C DIR`) with this checkout's .venv; default: this checkout")
     ap.add_argument("--quiet-wait", type=float, default=0.0, metavar="S", help="before each mode wait up to S seconds"
@@ -746,9 +922,17 @@ def main() -> None:
     sessions = args.sessions if args.sessions is not None else (0 if (args.soak or args.idle) else 40)
     if sessions < 0 or args.seconds <= 0 or args.seconds > 3600 or args.soak < 0 or args.idle < 0:
         sys.exit("bad arguments: sessions/soak/idle >= 0, 0 < seconds <= 3600")
+    remote = None
+    if args.url:
+        if args.post_gc is not None or args.port or args.app_dir != ROOT:
+            sys.exit("--url talks to a running server: --post-gc/--no-post-gc/--port/--app-dir do not apply")
+        host, port = host_port(args.url)
+        remote = Remote(host, port, args.server_pid, [host_port(u) for u in args.warm] or None)
+    elif args.server_pid or args.warm:
+        sys.exit("--server-pid and --warm need --url")
     modes = []
     if sessions:
-        modes.append(("load", lambda srv: load_test(srv, sessions, args.seconds, args.seed)))
+        modes.append(("load", lambda srv: load_test(srv, sessions, args.seconds, args.seed, args.replica_header)))
     if args.soak:
         modes.append(("soak", lambda srv: soak(srv, args.soak)))
     if args.idle:
@@ -756,16 +940,20 @@ def main() -> None:
     results = []
     for _, run in modes:
         before = wait_quiet(args.quiet_wait) if args.quiet_wait else None
-        server = Server(free_port(args.port), post_gc=args.post_gc, app_dir=args.app_dir.resolve())
-        try:
-            server.start()
+        if remote is not None:
+            server = remote
             r = asyncio.run(run(server))
-        finally:
-            server.stop()
+        else:
+            server = Server(free_port(args.port), post_gc=args.post_gc, app_dir=args.app_dir.resolve())
+            try:
+                server.start()
+                r = asyncio.run(run(server))
+            finally:
+                server.stop()
+            r["server_log"] = server.log.name
+            r["app_dir"] = str(args.app_dir.resolve())
         r["other_cores_before"] = before
         r["post_gc_forced"] = server.forced
-        r["server_log"] = server.log.name
-        r["app_dir"] = str(args.app_dir.resolve())
         print_result(r)
         results.append(r)
         sys.stdout.flush()
