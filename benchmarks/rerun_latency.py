@@ -96,6 +96,10 @@ class Case:
     cpu_ms: list = field(default_factory=list)
     kb: list = field(default_factory=list)
     prev_spec: str | bytes | None = None
+    fragments: dict = field(default_factory=dict)  # this app's widget id → fragment id, from its own runs
+
+    def __post_init__(self):
+        self.fragments.update(fragments.widget_fragments(fragments.last.get("msgs", [])))
 
 
 def _app(path: Path) -> AppTest:
@@ -162,7 +166,8 @@ def _charts(at) -> list[tuple[str | None, str | bytes]]:
 
 def step(case: Case, k: int, record: bool) -> None:
     want = case.move(case.at, k)
-    case.fragment = bool(case.widget) and fragments.as_fragment_rerun(case.at.slider(key=case.widget).id)
+    case.fragment = bool(case.widget) and fragments.as_fragment_rerun(case.at.slider(key=case.widget).id,
+                                                                       case.fragments)
     _last.clear()
     t0 = time.perf_counter()
     case.at.run()

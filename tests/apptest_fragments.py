@@ -58,10 +58,13 @@ def install(on_thread=None) -> None:
     _installed["yes"] = True
 
 
-def as_fragment_rerun(widget_id: str) -> bool:
+def as_fragment_rerun(widget_id: str, known: dict | None = None) -> bool:
     """Make the next ``run()`` a rerun of the fragment that drew ``widget_id`` in the latest full run (as the
-    browser does). Returns False when that widget is not inside a fragment (the next run is a full run)."""
-    fid = last.get("fragments", {}).get(widget_id)
+    browser does). Returns False when that widget is not inside a fragment (the next run is a full run).
+    ``known``: that app's own widget → fragment map (:func:`widget_fragments` of its runs' messages), for a process
+    that drives several AppTests: the same widget can sit in fragments of different ids in two apps (a notice
+    above the fragment moves its place on the page, and a fragment's id includes its place)."""
+    fid = (known if known is not None else last.get("fragments", {})).get(widget_id)
     if fid is not None:
         _next["id"] = fid
     return fid is not None

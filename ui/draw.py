@@ -156,17 +156,26 @@ def heatmap_need(M, rows, cols, *, weights: bool = False, zmax: float | None = N
     ``zmax``: the chart's colour range (the lesson's ``ranges``). The need is then that of the widest number the
     range holds (every cell written as −max(zmax, max|M|)), not of today's numbers, so that a layout chosen with
     :func:`chart_columns` does not change while a student moves a cell within the range: a chart moved to another
-    column is a new element in the browser, blank until it is drawn again (issue 8's "no chart missing")."""
+    column is a new element in the browser, blank until it is drawn again (issue 8's "no chart missing"). Weights
+    (0..1) are measured as "1.00" in every cell, for the same reason. Such needs depend on the shape, the labels,
+    the masked cells and the range only, and are cached."""
     A = np.asarray(M, dtype=np.float64)
     finite = np.isfinite(A)
-    top = 1.0 if weights else float(np.nanmax(np.abs(np.where(finite, A, np.nan)), initial=1.0))
-    if zmax is not None and not weights:
-        top = max(top, float(zmax))
-        widest = F.cell_text(-top)
-        texts = [[widest if ok else "" for ok in row] for row in finite.tolist()]
-    else:
-        texts = [["" if v == -np.inf else F.cell_text(v) for v in row] for row in A.tolist()]
+    if weights or zmax is not None:
+        top = 1.0 if weights else max(float(zmax), float(np.max(np.abs(A[finite]), initial=1.0)))
+        return _stable_need(finite.tobytes(), A.shape, tuple(str(r) for r in rows), tuple(str(c) for c in cols),
+                            top, weights)
+    texts = [["" if v == -np.inf else F.cell_text(v) for v in row] for row in A.tolist()]
+    top = float(np.nanmax(np.abs(np.where(finite, A, np.nan)), initial=1.0))
     return F.grid_need(texts, [str(r) for r in rows], [str(c) for c in cols], colorbar_top=top)
+
+
+@lru_cache(maxsize=256)
+def _stable_need(finite: bytes, shape: tuple, rows: tuple, cols: tuple, top: float, weights: bool) -> float:
+    widest = F.cell_text(1.0 if weights else -top)
+    mask = np.frombuffer(finite, dtype=bool).reshape(shape)
+    texts = [[widest if ok else "" for ok in row] for row in mask.tolist()]
+    return F.grid_need(texts, list(rows), list(cols), colorbar_top=top)
 
 
 def mask_need(mask, rows, cols, *, additive: bool = False) -> float:
