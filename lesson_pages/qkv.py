@@ -299,9 +299,9 @@ def size_notes(state: lesson.QKVState) -> None:
 
 def workbench(page: runtime.Page) -> None:
     """Sizes and seed, the flow, the cell picker, then the numbers' own fragment."""
-    origin_notes(page.state)
+    slots.keep_place(lambda: origin_notes(page.state))  # optional notes never move the charts below (ui/slots)
     size_sliders(page)
-    size_notes(page.state)
+    slots.keep_place(lambda: size_notes(page.state))
     draw.pipeline_strip(draw.FLOW_QKV if page.state.mode == "xw" else DIRECT_FLOW)
     if page.state.n:
         inputs_head(page.state)
@@ -310,7 +310,7 @@ def workbench(page: runtime.Page) -> None:
 
 def render(page: runtime.Page) -> None:
     controls(page)
-    draw.token_notices(page.state.text)
+    slots.keep_place(lambda: draw.token_notices(page.state.text))
     page.live(workbench)
 
 

@@ -36,3 +36,14 @@ def draw_parts(parts: Sequence[Callable[[], None]], *, first: int | None = None)
     for i in fill_order(len(parts), first):
         with slots[i]:
             parts[i]()
+
+
+def keep_place(part: Callable[[], None]) -> None:
+    """Draw ``part`` (which may draw nothing: an optional note) inside a container that is always there.
+
+    Streamlit identifies an element by its place on the page: a note that appears above the charts moves every
+    later element one place down, and the browser then unmounts and remounts each of them, so every chart goes
+    blank for a moment (and a fragment below it gets a new id). Inside an always-present container the note takes
+    no place of its own."""
+    with st.container():
+        part()

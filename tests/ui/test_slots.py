@@ -63,3 +63,25 @@ def test_qkv_page_sends_the_weights_before_the_inputs():
     assert keys.index("qkv.fig.weights") < keys.index("qkv.fig.X"), keys
     shown = list(plot_component.charts(at))
     assert shown.index("qkv.fig.X") < shown.index("qkv.fig.weights"), shown
+
+
+def _chart_paths(msgs) -> dict[str, tuple]:
+    return {user_key_from_element_id(m.delta.new_element.bidi_component.id): tuple(m.metadata.delta_path)
+            for m in msgs if m.HasField("delta") and m.delta.HasField("new_element")
+            and m.delta.new_element.WhichOneof("type") == "bidi_component"
+            and m.delta.new_element.bidi_component.component_name == plot_component.NAME}
+
+
+def test_a_note_above_the_charts_does_not_move_them():
+    """Raising d_k past the example's adds a note above the charts and typing a sentence over an example adds
+    another; the charts keep their places on the page (a moved element is remounted: blank in the browser)."""
+    fragments.install()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page("lesson_pages/qkv.py").run()
+    before = _chart_paths(fragments.last["msgs"])
+    at.slider(key="qkv.dk").set_value(6).run()
+    assert not at.exception
+    assert any("d_k" in i.value for i in at.info), "the size note is shown"
+    after = _chart_paths(fragments.last["msgs"])
+    assert after["qkv.fig.weights"] == before["qkv.fig.weights"]
+    assert after["qkv.fig.X"] == before["qkv.fig.X"]
