@@ -178,7 +178,7 @@ def custom_section(page: runtime.Page) -> None:
                                                   zmax=lesson.LESSON.ranges(page.state).get("custom_output")))
     with c1:
         draw.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.custom_weights",
-                          caption=t("fig.weights.caption"))
+                          caption=t("masks.out.weights_caption_empty" if empty.size else "fig.weights.caption"))
     with c2:
         draw.show_heatmap("out", steps.output, toks, dims, role="out", key="masks.fig.custom_out",
                           highlight_row=int(empty[0]) if empty.size else None,

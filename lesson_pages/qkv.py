@@ -200,11 +200,14 @@ def query_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRes
                  % (qname, state.d_k, draw.num(np.sqrt(state.d_k), tex=True)))
     draw.formula(r"w_j = \mathrm{softmax}(s)_j = \frac{e^{s_j}}{\sum_m e^{s_m}} = \frac{e^{s_j - s_{\max}}}"
                  r"{\sum_m e^{s_m - s_{\max}}},\qquad \sum_m e^{s_m - s_{\max}} = %s" % draw.num(e.sum(), tex=True))
-    header = [t(f"qkv.tbl.{c}") for c in ("key", "products", "score", "scaled", "exp", "weight")]
-    rows = [[f"{j + 1}: {tok}", _sum_of_products(q, res.K[j]), draw.num(s.scores[i, j]), draw.num(scaled[j]),
+    cols = ["key", "products", "score", "scaled", *(["masked"] if state.causal else []), "exp", "weight"]
+    header = [t(f"qkv.tbl.{c}") for c in cols]
+    divided = s.scores[i] * s.scale  # ÷√d_k itself; the causal mask then adds 0 or −∞ (its own column)
+    rows = [[f"{j + 1}: {tok}", _sum_of_products(q, res.K[j]), draw.num(s.scores[i, j]), draw.num(divided[j]),
+             *([draw.num(scaled[j])] if state.causal else []),  # num(−inf) is "−∞"
              draw.prob(e[j], exact=e_exact[j]), draw.percent(s.weights[i, j], exact=w_exact[j])]
-            for j, tok in enumerate(toks)]  # num(−inf) is "−∞"
-    draw.show_table(header, rows, align="llrrrr", wrap={1})
+            for j, tok in enumerate(toks)]
+    draw.show_table(header, rows, align="ll" + "r" * (len(cols) - 2), wrap={1})
     st.caption(t("num.rule"))
     c1, c2 = draw.chart_columns(F.bars_need(s.weights[i], percent=True), F.bars_need(s.output[i]))
     with c1:

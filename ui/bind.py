@@ -30,7 +30,23 @@ def control(page: Page, factory: Callable, name: str, label: str, *, value, appl
     a notice at ``place``). Returns the widget's value."""
     key = page.key(name)
     sync(key, value)
-    return factory(label, key=key, on_change=lambda: page.apply(apply, st.session_state[key], place=place), **kwargs)
+    limit = kwargs.pop("max_chars", None)  # not given to the widget: see _cut
+
+    def changed() -> None:
+        page.apply(apply, _cut(page, st.session_state[key], limit, label, place), place=place)
+
+    return factory(label, key=key, on_change=changed, **kwargs)
+
+
+def _cut(page: Page, value, limit: int | None, label: str, place: str):
+    """A text longer than ``limit`` characters: its first ``limit`` characters, said in a notice ("text_cut").
+
+    Streamlit's own ``max_chars`` refuses a paste that would pass the limit, so a pasted paragraph vanished without
+    a word (found by a new-user trial); here the paste is kept up to the limit and the person is told."""
+    if limit is None or not isinstance(value, str) or len(value) <= limit:
+        return value
+    page.notify("text_cut", {"label": label, "limit": limit, "typed": len(value)}, place=place)
+    return value[:limit]
 
 
 def setter(attr: str, convert: Callable = lambda v: v) -> Callable:

@@ -422,22 +422,7 @@ def prob(v: float, decimals: int = 3, *, tex: bool = False, exact: bool = True) 
     return s
 
 
-def percent(w: float, decimals: int = 1, *, exact: bool = True) -> str:
-    """A weight in [0, 1] as a percentage with ``decimals`` decimals ("12.5%"): "0%" and "100%" only when exactly 0
-    or 1; one that rounds to either without being it is "<0.1%" / ">99.9%"; ``exact`` as in :func:`prob`. Raises
-    ValueError outside [0, 1]."""
-    w = float(w)
-    if not 0.0 <= w <= 1.0:
-        raise ValueError(f"percent takes a number in [0, 1], got {w!r}")
-    if w in (0.0, 1.0) and exact:
-        return f"{int(100 * w)}%"
-    s = f"{100 * w:.{decimals}f}"
-    unit = f"{10.0**-decimals:.{decimals}f}"
-    if float(s) == 0:
-        return f"<{unit}%"
-    if float(s) == 100:
-        return f">{100 - 10.0**-decimals:.{decimals}f}%"
-    return s + "%"
+percent = F.percent  # the one rule for percentages, shared with the charts' labels (ui.figures.percent)
 
 
 def softmax_exact(scores) -> np.ndarray:

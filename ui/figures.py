@@ -42,6 +42,29 @@ def fmt_num(v: float, digits: int = 2) -> str:
     return s.replace("-", "−")
 
 
+def percent(w: float, decimals: int = 1, *, exact: bool = True) -> str:
+    """A weight in [0, 1] as a percentage with ``decimals`` decimals ("12.5%"): "0%" and "100%" only when exactly 0
+    or 1; one that rounds to either without being it is "<0.1%" / ">99.9%"; ``exact`` as in :func:`prob`. Raises
+    ValueError outside [0, 1]."""
+    w = float(w)
+    if not 0.0 <= w <= 1.0:
+        raise ValueError(f"percent takes a number in [0, 1], got {w!r}")
+    if w in (0.0, 1.0) and exact:
+        return f"{int(100 * w)}%"
+    s = f"{100 * w:.{decimals}f}"
+    unit = f"{10.0**-decimals:.{decimals}f}"
+    if float(s) == 0:
+        return f"<{unit}%"
+    if float(s) == 100:
+        return f">{100 - 10.0**-decimals:.{decimals}f}%"
+    return s + "%"
+
+
+def _pct(w: float) -> str:
+    """A chart's weight label: :func:`percent` of ``w`` clipped to [0, 1] (float error may pass 1 by 1e-16)."""
+    return percent(min(max(float(w), 0.0), 1.0))
+
+
 def escape(label: str) -> str:
     """Token text safe for plotly's pseudo-HTML (a token like '<b>' is shown, not interpreted)."""
     return html.escape(str(label), quote=False)
@@ -621,7 +644,7 @@ _AXIS_TITLE_PX = 26  # an axis title (14 px) beside its tick labels
 def bars_need(values, *, percent: bool = False) -> float:
     """The narrowest chart (px) in which a bar chart of ``values`` (:func:`bars_spec`, or the output bars of
     :func:`vector_mix_spec`: one group per value) writes each value label side by side at 14 px."""
-    texts = [f"{100 * x:.1f}%" for x in values] if percent else [fmt_num(x) for x in values]
+    texts = [_pct(x) for x in values] if percent else [fmt_num(x) for x in values]
     widest = max((text_px(t, 14) for t in texts), default=0.0)
     return math.ceil(20 + _VALUE_AXIS_PX + len(texts) * (widest + 6))
 
@@ -633,7 +656,7 @@ def bars_spec(values, labels, *, title: str = "", color: str = ROLE_COLORS["weig
     width = float(width_px or REF_COLUMN_PX)
     n = len(v)
     names = [escape(x) for x in labels]
-    text = [f"{100 * x:.1f}%" for x in v.tolist()] if percent else [fmt_num(x) for x in v.tolist()]
+    text = [_pct(x) for x in v.tolist()] if percent else [fmt_num(x) for x in v.tolist()]
     left = 10 + _VALUE_AXIS_PX + (_AXIS_TITLE_PX if axis_title else 0)
     slot = (width - left - 10) / max(n, 1)
     ticks, tick_angle, tick_depth = fit_tick_labels(labels, slot)
@@ -687,7 +710,7 @@ def vector_mix_spec(vectors, weights, output, labels, *, out_label: str, dim_tit
     d = V.shape[1]
     x = [str(k + 1) for k in range(d)]
     palette = ["#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#E69F00", "#999999"]
-    names = [f"{w[j] * 100:.1f}% × v({escape(lab)})" for j, lab in enumerate(display_labels(list(map(str, labels)),
+    names = [f"{_pct(w[j])} × v({escape(lab)})" for j, lab in enumerate(display_labels(list(map(str, labels)),
                                                                                            TICK_CHARS))]
     text = [fmt_num(v) for v in out.tolist()]
     left = 10 + _VALUE_AXIS_PX
@@ -852,7 +875,7 @@ def scaling_steps_spec(raw, scaled, weights, labels, *, panel_titles, title: str
     axes, notes, cells = _subplot_grid(1, 3, spacing=0.07, titles=[fit_line(t, panel, 17) for t in panel_titles])
     ticks, angle, depth = fit_tick_labels(labels, panel / max(len(r), 1), size=16, wrap=2)
     texts = ([fmt_num(v) for v in r.tolist()], [fmt_num(v) for v in s.tolist()],
-             [f"{100 * v:.1f}%" for v in w.tolist()])
+             [_pct(v) for v in w.tolist()])
     plot_h = 270
     extents = []
     data = []
@@ -904,7 +927,7 @@ def value_mix_spec(values, weights, output, labels, dim_labels, *, out_title: st
     width = float(width_px or REF_COLUMN_PX)
     n, d = V.shape
     panel = _panel_px(width, n + 1, 0.05)
-    titles = [f"{fit_line(lab, panel, 17)}<br>{share_text.format(p=f'{100 * wj:.1f}%')}"
+    titles = [f"{fit_line(lab, panel, 17)}<br>{share_text.format(p=_pct(wj))}"
               for lab, wj in zip(labels, w.tolist())]
     titles.append(fit_line(out_title, panel, 17))
     axes, notes, cells = _subplot_grid(1, n + 1, spacing=0.05, titles=titles, shared=True)

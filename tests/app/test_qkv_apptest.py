@@ -10,6 +10,7 @@ request ran the page without the frame. `test_deep_link_first_request_runs_insid
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from pathlib import Path
@@ -476,3 +477,16 @@ def test_query_table_brackets_negative_factors_and_never_shows_a_tiny_exp_as_zer
     # weights 1 − (tiny + e^(−206/√5)) < 1 but within 1e-30 of it: ">99.9%", and the tiny two "<0.1%"
     assert tbl[JA["qkv.tbl.weight"]] == [">99.9%", "<0.1%", "<0.1%"]
     assert JA["qkv.note.dog"] not in texts(qkv.info)  # the preset's note is about its own numbers
+
+
+def test_query_table_with_the_causal_mask_keeps_the_division_and_shows_the_mask_apart(qkv):
+    # 犬が歩く, query 犬 (the first token): scores 9, 0, 1 (the seed's printed table); ÷√5 = 4.025, 0, 0.447 whatever
+    # the mask; the causal mask then hides が and 歩く (they come after 犬): −∞, and 犬 takes all the weight.
+    qkv.session_state["qkv:state"] = dataclasses.replace(state(qkv), causal=True, query=0)
+    tbl = _query_table(ok(qkv.run()))
+    assert tbl[JA["qkv.tbl.score"]] == ["9", "0", "1"]
+    assert tbl[JA["qkv.tbl.scaled"]] == ["4.025", "0", "0.447"]
+    assert tbl[JA["qkv.tbl.masked"]] == ["4.025", "−∞", "−∞"]
+    assert tbl[JA["qkv.tbl.weight"]] == ["100%", "0%", "0%"]
+    qkv.session_state["qkv:state"] = dataclasses.replace(state(qkv), causal=False)
+    assert JA["qkv.tbl.masked"] not in _query_table(ok(qkv.run()))

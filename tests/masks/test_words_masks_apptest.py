@@ -30,3 +30,19 @@ def test_seed_out_of_range_and_emptied():
     assert at.number_input(key="masks.seed").value == 9999.0
     shown = [re.sub(r"\\(.)", r"\1", w.value) for w in at.warning]
     assert JA["notice.number_empty"].format(label=JA["masks.ctl.seed"], used="9999") in shown, shown
+
+
+def test_weights_caption_does_not_promise_rows_of_one_when_a_row_has_no_key():
+    import lessons.masks as M
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("lesson_pages/masks.py").run()
+    captions = [c.value for c in at.caption]
+    assert JA["fig.weights.caption"] in captions
+    state = at.session_state["masks:state"]
+    at.session_state["masks:state"] = M.with_custom_cell(state, 0, 0, False)  # 犬 (first token) sees nothing
+    at.run()
+    assert not at.exception
+    assert M.custom_steps(at.session_state["masks:state"]).fully_masked[0]
+    captions = [c.value for c in at.caption]
+    assert JA["masks.out.weights_caption_empty"] in captions

@@ -4,6 +4,8 @@ the same figure with validation gives the same JSON, so what the browser gets is
 still validates later edits."""
 from __future__ import annotations
 
+import re
+
 import base64
 import json
 from types import SimpleNamespace
@@ -382,9 +384,19 @@ def test_scaling_spec_is_in_validated_form(name, builder, args, kwargs):
 def _drawn(fig: go.Figure):
     """What a chart draws, without its layout: per trace its kind, points, written texts (tags dropped) and colours;
     the reference lines' positions."""
+    def written(x: str):
+        # a percentage as the number it says at 1 decimal: the charts now write the ends as the pages do
+        # ("100%" exactly 1, "<0.1%" / ">99.9%" near the ends; ui.figures.percent), the first builders "100.0%"
+        text = F.text_lines(x)[0]
+        m = re.fullmatch(r"([<>]?)(\d+(?:\.\d)?)%", text)
+        if not m:
+            return text
+        value = float(m.group(2))
+        return ("%", 0.0 if m.group(1) == "<" else 100.0 if m.group(1) == ">" else value)
+
     def plain(v):
         return None if v is None else [None if x is None else (round(float(x), 12) if not isinstance(x, str) else
-                                                               F.text_lines(x)[0]) for x in v]
+                                                               written(x)) for x in v]
     traces = []
     for d in fig.data:
         marker, line = getattr(d, "marker", None), getattr(d, "line", None)

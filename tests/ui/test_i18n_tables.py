@@ -226,7 +226,7 @@ def _documented_link_codes() -> set[str]:
     return set(re.findall(r"``(\w+)``", re.sub(r"\([^)]*\)", "", part)))  # without the "(args ...)" remarks
 
 
-PAGE_NOTICES = {"query_clamped", "value_refused", "cell_refused", "too_many_tokens", "bad_lang"}
+PAGE_NOTICES = {"query_clamped", "value_refused", "cell_refused", "too_many_tokens", "bad_lang", "text_cut"}
 """Notices the lessons and the pages emit besides the codec's (too_many_tokens is formatted by the page itself)."""
 
 
