@@ -4,10 +4,9 @@ the same figure with validation gives the same JSON, so what the browser gets is
 still validates later edits."""
 from __future__ import annotations
 
-import re
-
 import base64
 import json
+import re
 from types import SimpleNamespace
 
 import numpy as np
