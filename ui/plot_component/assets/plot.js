@@ -89,7 +89,15 @@ async function drain() {
       queue.delete(job.div);
       if (job.theme === "streamlit" && job.layout.template === undefined) job.layout.template = streamlitTemplate;
       try {
-        await Plotly.react(job.div, job.data, job.layout, job.config);
+        try {
+          await Plotly.react(job.div, job.data, job.layout, job.config);
+        } catch (err) {
+          // plotly.js can fail to apply a figure whose axes changed shape to the plot in place ("Something went
+          // wrong with axis scaling", e.g. W_K going from 4×5 to 4×6 with its layout): draw it afresh in the same div
+          console.warn("attention_lab.plot: redrawing from scratch", job.label, err);
+          Plotly.purge(job.div);
+          await Plotly.newPlot(job.div, job.data, job.layout, job.config);
+        }
         job.state.drawn = true;
         job.state.width = job.div.clientWidth;
       } catch (err) {
