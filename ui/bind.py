@@ -31,6 +31,8 @@ def control(page: Page, factory: Callable, name: str, label: str, *, value, appl
     key = page.key(name)
     sync(key, value)
     limit = kwargs.pop("max_chars", None)  # not given to the widget: see _cut
+    if getattr(factory, "__name__", "") == "slider":
+        kwargs["value"] = value  # as widgets.cell_slider does: see the note under widgets.sync()
 
     def changed() -> None:
         page.apply(apply, _cut(page, st.session_state[key], limit, label, place), place=place)

@@ -14,10 +14,17 @@ from .i18n import t
 
 
 def sync(key: str, value) -> None:
-    """Set a widget's session value from the lesson state before the widget is drawn (never pass value= too).
-    Set on every run, even when equal: a widget whose labels change (a language switch) is a new widget to
-    Streamlit and would otherwise show no selection."""
+    """Set a widget's session value from the lesson state before the widget is drawn (no value= too, except for a
+    slider: see below). Set on every run, even when equal: a widget whose labels change (a language switch) is a
+    new widget to Streamlit and would otherwise show no selection."""
     st.session_state[key] = value
+
+
+# Sliders: also given their value as value= (the same value sync() set, so the two never disagree): a slider without
+# value= builds Streamlit's whole filtered session state to learn whether it is a range slider, and that runs the
+# state presenter of every keyed chart on the page (ui.plot_component; ~80 µs each, 13 charts on /qkv): ~1 ms per
+# slider per rerun (docs/load.md). Streamlit's warning about a widget given both a value and a session value is
+# turned off for this in .streamlit/config.toml (global.disableWidgetStateDuplicationWarning).
 
 
 # ---- editable grids (a matrix of numbers, a boolean mask) ---------------------------------------------------------
@@ -153,8 +160,8 @@ def cell_slider(key: str, M: np.ndarray, name: str, i: int, j: int, commit: Call
     lo, hi = min(-limit, np.floor(v)), max(limit, np.ceil(v))
     sync(f"{key}:v", v)
     st.slider(t("cell.value", matrix=name, row=i + 1, col=j + 1), min_value=float(lo), max_value=float(hi),
-              step=0.1, key=f"{key}:v", on_change=lambda: commit(name, i, j, st.session_state[f"{key}:v"]),
-              help=t("cell.help"))
+              step=0.1, key=f"{key}:v", value=v,  # value= too: see the note under sync()
+              on_change=lambda: commit(name, i, j, st.session_state[f"{key}:v"]), help=t("cell.help"))
 
 
 # ---- notices and share link --------------------------------------------------------------------------------------

@@ -65,3 +65,31 @@ def test_loader_is_inline_javascript_that_imports_plot_js(monkeypatch):
     assert len(js) < 300, "sent with every chart element: keep it short"
     monkeypatch.setattr(config, "get_option", lambda name: "/school/lab/" if name == "server.baseUrlPath" else None)
     assert '"/school/lab/_stcore/bidi-components/attention_lab.plot/plot.js"' in plot_component._loader_js()
+
+
+def test_a_changed_first_chart_is_handed_over_once_per_change(monkeypatch):
+    import streamlit as st
+
+    monkeypatch.setattr(st, "session_state", {})
+    assert plot_component._changed_for_session("w", b'{"z":[1]}')  # nothing sent yet
+    assert not plot_component._changed_for_session("w", b'{"z":[1]}')  # the same bytes again: no pause
+    assert plot_component._changed_for_session("w", b'{"z":[2]}')
+    assert plot_component._changed_for_session("other", b'{"z":[2]}')  # per chart key
+    assert not plot_component._changed_for_session("w", b'{"z":[2]}')
+
+
+def test_hand_over_pauses_for_its_stated_time():
+    slept = []
+    plot_component.hand_over(sleep=slept.append)
+    assert slept == [plot_component.HAND_OVER_S] and 0 < plot_component.HAND_OVER_S <= 0.05
+
+
+def test_apptest_runs_do_not_pause(monkeypatch):
+    # AppTest's runtime is a stand-in: its reruns never sleep (the pause is for a browser)
+    calls = []
+    monkeypatch.setattr(plot_component, "hand_over", lambda *a: calls.append(a))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.switch_page("lesson_pages/qkv.py")
+    at.run()
+    assert not at.exception and plot_component.charts(at)
+    assert calls == []

@@ -4,13 +4,16 @@
 // data whenever the element's payload changes. The payload (bytes, UTF-8 JSON, built by ui/plot_component):
 //   {"figure": {"data": [...], "layout": {...}}, "config": {...}, "label": "chart title",
 //    "theme": "streamlit" | null, "first": true | false}
-// plotly.js itself is the file the installed `plotly` Python package ships, served by Streamlit as the asset of the
-// component "attention_lab.plotlyjs" (no CDN, works offline); it is loaded once per page.
+// plotly.js itself is vendor/plotly-cartesian.min.js (the official cartesian bundle, the version of the `plotly`
+// Python package: see vendor/README.md), served by Streamlit from this asset folder (no CDN, works offline); it is
+// loaded once per page.
 //
 // Order: a rerun hands every changed chart of the page to this module within a few milliseconds, and each redraw
-// takes 10–40 ms. The redraws are queued and run one per task, best first: charts marked "first" (the attention
-// weights, the lesson's main picture), then charts in the viewport, then the rest in page order. Between two
-// redraws the browser may paint, so a chart shows its new numbers as soon as its own redraw is done.
+// takes 10–40 ms. A chart marked "first" (the attention weights, the lesson's main picture) is drawn at once, inside
+// the call that brings its figure: Streamlit calls this module from a React effect, often at the start of its next
+// render, and anything awaited would wait for that whole render (~30 ms on /qkv). The other redraws are queued and
+// run one per task, best first: charts in the viewport, then the rest in page order. Between two redraws the browser
+// may paint, so a chart shows its new numbers as soon as its own redraw is done.
 const PLOTLY_URL = new URL("./vendor/plotly-cartesian.min.js", import.meta.url).href;
 const decoder = new TextDecoder();
 
@@ -31,12 +34,36 @@ function loadPlotly() {
   }
   return window.__attentionLabPlotly;
 }
-loadPlotly().catch(() => {});  // start the download as soon as the first chart's module is imported
 // the theme's template: imported here (not statically) so that plotly.js is requested without waiting for it
 const template = import("./theme.js").then((module) => module.STREAMLIT_TEMPLATE).catch((err) => {
   console.error("attention_lab.plot: no theme template (plotly's own is used)", err);
   return undefined;
 });
+// both, once loaded: a "first" chart is then drawn synchronously, inside the call that brings its figure (see below)
+let ready = null;  // {Plotly, streamlitTemplate}
+Promise.all([loadPlotly(), template]).then(([Plotly, streamlitTemplate]) => { ready = { Plotly, streamlitTemplate }; })
+  .catch(() => {});  // drain() says why in each chart
+
+// ---- drawing one figure ----------------------------------------------------------------------------------------
+// Plotly.react does its work synchronously and returns a promise; a figure it cannot apply in place (it throws or
+// rejects: "Something went wrong with axis scaling", e.g. W_K going from 4×5 to 4×6 with its layout) is drawn afresh
+// in the same div.
+async function draw(job, Plotly, streamlitTemplate) {
+  if (job.theme === "streamlit" && job.layout.template === undefined) job.layout.template = streamlitTemplate;
+  try {
+    try {
+      await Plotly.react(job.div, job.data, job.layout, job.config);
+    } catch (err) {
+      console.warn("attention_lab.plot: redrawing from scratch", job.label, err);
+      Plotly.purge(job.div);
+      await Plotly.newPlot(job.div, job.data, job.layout, job.config);
+    }
+    job.state.drawn = true;
+    job.state.width = job.div.clientWidth;
+  } catch (err) {
+    console.error("attention_lab.plot: could not draw the chart", job.label, err);
+  }
+}
 
 // ---- the redraw queue (one per page: the module is evaluated once) ---------------------------------------------
 const queue = new Map();  // plot div → its latest figure not drawn yet
@@ -87,22 +114,7 @@ async function drain() {
     while (queue.size) {
       const job = best();
       queue.delete(job.div);
-      if (job.theme === "streamlit" && job.layout.template === undefined) job.layout.template = streamlitTemplate;
-      try {
-        try {
-          await Plotly.react(job.div, job.data, job.layout, job.config);
-        } catch (err) {
-          // plotly.js can fail to apply a figure whose axes changed shape to the plot in place ("Something went
-          // wrong with axis scaling", e.g. W_K going from 4×5 to 4×6 with its layout): draw it afresh in the same div
-          console.warn("attention_lab.plot: redrawing from scratch", job.label, err);
-          Plotly.purge(job.div);
-          await Plotly.newPlot(job.div, job.data, job.layout, job.config);
-        }
-        job.state.drawn = true;
-        job.state.width = job.div.clientWidth;
-      } catch (err) {
-        console.error("attention_lab.plot: could not draw the chart", job.label, err);
-      }
+      await draw(job, Plotly, streamlitTemplate);
       if (queue.size) await nextTask();
     }
   } catch (err) {  // plotly.js did not load: say so in each waiting chart; its next figure tries again
@@ -166,7 +178,14 @@ export default function (component) {
                    config: { ...config, modeBarButtonsToRemove: remove, responsive: false } });
   if (first) firstDivs.add(div);
   else firstDivs.delete(div);
+  if (first && ready) {
+    // drawn now, in this call: Streamlit's frontend calls this module from a React effect, often at the start of its
+    // next render (tens of milliseconds for a lesson's page); anything awaited here would wait for that render
+    const job = queue.get(div);
+    queue.delete(div);
+    draw(job, ready.Plotly, ready.streamlitTemplate);
+  }
   if (first && firstArrived) firstArrived();
-  if (!running) drain();
+  if (!running && queue.size) drain();
   return cleanup;
 }
