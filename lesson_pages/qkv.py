@@ -301,14 +301,14 @@ def size_notes(state: lesson.QKVState) -> None:
 
 
 def workbench(page: runtime.Page) -> None:
-    """Sizes and seed, the flow, the cell picker, then the numbers' own fragment."""
-    slots.keep_place(lambda: origin_notes(page.state))  # optional notes never move the charts below (ui/slots)
-    size_sliders(page)
-    slots.keep_place(lambda: size_notes(page.state))
-    draw.pipeline_strip(draw.FLOW_QKV if page.state.mode == "xw" else DIRECT_FLOW)
-    if page.state.n:
-        inputs_head(page.state)
-    page.live(numbers)
+    """Sizes and seed, the flow, the cell picker, then the numbers' own fragment: in that order on the page, the numbers
+    first in time (a d_k move: the new weights reach the browser before the sliders and the picker, ui/slots.py). Each
+    part has a place of its own, so an optional note never moves the charts below it."""
+    state = page.state
+    parts = [lambda: origin_notes(state), lambda: size_sliders(page), lambda: size_notes(state),
+             lambda: draw.pipeline_strip(draw.FLOW_QKV if state.mode == "xw" else DIRECT_FLOW),
+             lambda: inputs_head(state) if state.n else None, lambda: page.live(numbers)]
+    slots.draw_parts(parts, first=len(parts) - 1)
 
 
 def render(page: runtime.Page) -> None:
