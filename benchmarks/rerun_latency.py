@@ -153,14 +153,14 @@ def make_cases() -> list[Case]:
 
 def _charts(at) -> list[tuple[str | None, str | bytes]]:
     """Every plotly chart in the tree as (key, what it was sent): st.plotly_chart's spec (the minimal page) and the
-    in-place charts the lessons draw through ui.draw (ui.plot_component, a custom component: their payload)."""
-    from streamlit.runtime.state.common import user_key_from_element_id
+    in-place charts the lessons draw through ui.draw (ui.plot_component, a custom component, alone or in a row:
+    each chart's figure as sent)."""
+    import json
 
     from ui import plot_component
 
     out = [(c.key, c.proto.spec) for c in at.get("plotly_chart")]
-    out += [(user_key_from_element_id(e.proto.id), e.proto.bytes) for e in at.get("bidi_component")
-            if e.proto.component_name == plot_component.NAME]
+    out += [(key, json.dumps(chart["figure"], sort_keys=True)) for key, chart in plot_component.charts(at).items()]
     return out
 
 

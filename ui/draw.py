@@ -96,23 +96,34 @@ def _heatmap_ready_cached(template: str | None, z: bytes, shape: tuple, *args) -
     return _heatmap_ready(np.frombuffer(z, dtype=np.float64).reshape(shape), *args)
 
 
-def _plot(ready: dict, key: str | None, *, first: bool = False, reused: bool = False) -> None:
+def _plot(ready: dict, key: str | None, *, first: bool = False, reused: bool = False,
+          caption: str | None = None) -> None:
     """The one place a figure reaches the screen: a ready figure (see _ready) as a chart redrawn in place
-    (ui.plot_component: the same element and plot div across reruns, Plotly.react), full width, PLOT_CONFIG.
-    ``first``: redrawn before the page's other changed charts (the attention weights: a lesson's main picture).
-    ``reused``: ``ready`` comes from the heatmap cache (the same object for the same figure, never modified)."""
+    (ui.plot_component: the same element and plot div across reruns, Plotly.react), full width, PLOT_CONFIG, with
+    ``caption`` (plain text) under it. Inside a :func:`chart_columns` slot the chart joins the slots' row, drawn as
+    one element once every slot is filled. ``first``: redrawn before the page's other changed charts (the attention
+    weights: a lesson's main picture). ``reused``: ``ready`` comes from the heatmap cache (the same object for the
+    same figure, never modified)."""
+    slot = _ROW_SLOT.get()
+    if slot is not None:
+        slot.add(plot_component.RowItem(key or f"chart{len(slot.row.items)}", ready, PLOT_CONFIG, caption, first,
+                                        reused))
+        return
     plot_component.plot(ready, PLOT_CONFIG, key, first=first, reused=reused)
+    if caption:
+        st.caption(caption)
 
 
-def show_figure(spec: dict, *, key: str | None = None) -> None:
-    """Draw a figure spec: a plain dict in validated form from ui.figures (``*_spec``), full width, PLOT_CONFIG.
+def show_figure(spec: dict, *, key: str | None = None, caption: str | None = None) -> None:
+    """Draw a figure spec: a plain dict in validated form from ui.figures (``*_spec``), full width, PLOT_CONFIG,
+    ``caption`` (plain text) under it.
 
     Raises:
         TypeError: for anything but a dict (a go.Figure: call the builder's ``*_spec`` function instead)."""
     if not isinstance(spec, dict):
         raise TypeError(f"show_figure takes a figure spec (a dict from ui.figures.*_spec), got {type(spec).__name__}; "
                         "use the builder's *_spec function instead of the go.Figure builder")
-    _plot(_ready(spec), key)
+    _plot(_ready(spec), key, caption=caption)
 
 
 # ---- chart widths: charts side by side only when their numbers fit -----------------------------------------------
@@ -128,26 +139,51 @@ def slot_width() -> float:
     return _SLOT_WIDTH.get()
 
 
-class ChartSlot:
-    """A Streamlit container (a column, or a full-width block) that knows its width at the reference window.
-    ``with slot:`` draws into the container, and the charts drawn there are laid out for ``slot.width_px``. Any
-    other attribute is the container's (``slot.caption(...)``)."""
+class ChartRow:
+    """The charts of one :func:`chart_columns` call, drawn as one element (ui.plot_component.row) in the place the
+    call was made, once each of its slots has been filled (entered and left)."""
 
-    def __init__(self, container, width_px: float):
-        self.container, self.width_px = container, float(width_px)
+    def __init__(self, n: int, columns: list[float] | None, per_row: int):
+        self.place = st.container()  # the row's place on the page, taken when chart_columns is called
+        self.n, self.columns, self.per_row = n, columns, per_row
+        self.items: list[plot_component.RowItem] = []
+        self._filled: set[int] = set()
+
+    def filled(self, index: int) -> None:
+        self._filled.add(index)
+        if len(self._filled) == self.n:
+            with self.place:
+                plot_component.row(self.items, columns=self.columns, per_row=self.per_row)
+
+
+class ChartSlot:
+    """One chart's place in a :func:`chart_columns` row, with its width at the reference window: the charts drawn
+    ``with slot:`` (show_heatmap, show_mask, show_figure) are laid out for ``slot.width_px`` and join the row. A slot
+    holds charts only (each with its caption): anything else drawn inside it lands in the row's place, above it."""
+
+    def __init__(self, row: ChartRow, index: int, width_px: float):
+        self.row, self.index, self.width_px = row, index, float(width_px)
         self._tokens = []
 
+    def add(self, item) -> None:
+        self.row.items.append(item)
+
     def __enter__(self):
-        self.container.__enter__()
-        self._tokens.append(_SLOT_WIDTH.set(self.width_px))
+        self.row.place.__enter__()
+        self._tokens.append((_SLOT_WIDTH.set(self.width_px), _ROW_SLOT.set(self)))
         return self
 
     def __exit__(self, *exc):
-        _SLOT_WIDTH.reset(self._tokens.pop())
-        return self.container.__exit__(*exc)
+        width, slot = self._tokens.pop()
+        _ROW_SLOT.reset(slot)
+        _SLOT_WIDTH.reset(width)
+        out = self.row.place.__exit__(*exc)
+        if exc[0] is None:
+            self.row.filled(self.index)
+        return out
 
-    def __getattr__(self, name):
-        return getattr(self.container, name)
+
+_ROW_SLOT: contextvars.ContextVar[ChartSlot | None] = contextvars.ContextVar("chart_row_slot", default=None)
 
 
 def heatmap_need(M, rows, cols, *, weights: bool = False, zmax: float | None = None) -> float:
@@ -190,22 +226,27 @@ def chart_columns(*needs: float, ratios=None, max_cols: int | None = None) -> li
     readable: :func:`heatmap_need`, :func:`mask_need`, or 0): in one row of columns (widths ``ratios``, default
     equal) when every chart fits its column, else in rows of as many equal columns as fit (at most ``max_cols``),
     down to one chart per row at full width. Slots are returned in order; draw each chart ``with`` its slot."""
-    outer = slot_width()
+    columns, per_row, widths = chart_layout(needs, ratios=ratios, max_cols=max_cols, outer=slot_width())
+    if not needs:
+        return []
+    row = ChartRow(len(needs), columns, per_row)
+    return [ChartSlot(row, i, w) for i, w in enumerate(widths)]
+
+
+def chart_layout(needs, *, ratios=None, max_cols: int | None = None, outer: float = F.REF_COLUMN_PX):
+    """Where :func:`chart_columns` puts charts of these needs: (columns, per_row, widths) — ``columns`` the
+    relative widths of one row (or None: rows of ``per_row`` equal columns), ``widths`` each chart's width (px)."""
     n = len(needs)
     if ratios is not None and len(ratios) == n:
         total = float(sum(ratios))
         widths = [F.column_px(n, r / total, outer) for r in ratios]
         if all(need <= w for need, w in zip(needs, widths)):
-            return [ChartSlot(c, w) for c, w in zip(st.columns(list(ratios)), widths)]
+            return [float(r) for r in ratios], n, widths
     for k in range(min(n, max_cols or n), 0, -1):
         width = F.column_px(k, of=outer)
         if k == 1 or all(need <= width for need in needs):
-            slots = []
-            for start in range(0, n, k):
-                row = st.columns(k) if k > 1 else [st.container()]
-                slots += [ChartSlot(c, width) for c in row[:n - start]]
-            return slots
-    return []  # no needs
+            return None, k, [width] * n
+    return None, 1, []  # no needs
 
 
 def _fig_texts(name: str, title_args: dict | None) -> tuple[str, str, str, str]:
@@ -238,9 +279,7 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
         ready = _heatmap_ready_cached(template, A.tobytes(), A.shape, *args)
     else:  # a Template object as plotly's default is not hashable: built every time
         ready = _heatmap_ready(A, *args)
-    _plot(ready, key, first=weights, reused=cached)
-    if caption:
-        st.caption(caption)
+    _plot(ready, key, first=weights, reused=cached, caption=caption)
 
 
 def show_mask(name: str, mask, rows, cols, *, additive: bool = False, title: str | None = None,
@@ -251,9 +290,7 @@ def show_mask(name: str, mask, rows, cols, *, additive: bool = False, title: str
     yes, no = ("0", "−∞") if additive else (t("fig.mask_bool.yes"), t("fig.mask_bool.no"))
     show_figure(F.mask_spec(mask, [str(r) for r in rows], [str(c) for c in cols], title=title or title_,
                             row_title=row_title, col_title=col_title, hover=hover, yes=yes, no=no,
-                            width_px=slot_width()), key=key)
-    if caption:
-        st.caption(caption)
+                            width_px=slot_width()), key=key, caption=caption)
 
 
 def token_notices(text: str) -> None:

@@ -22,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 
 import lessons
 from lessons import qkv as L
+from ui import plot_component
 from ui.i18n import table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,7 +120,7 @@ def test_dk_slider(qkv):
     res = L.compute(s)
     assert res.Q.shape == (3, 7) and res.K.shape == (3, 7)
     # the scaled-scores caption now divides by √7 = 2.646
-    assert JA["fig.scaled.caption"].format(d_k=7, root="2.646") in texts(qkv.caption)
+    assert JA["fig.scaled.caption"].format(d_k=7, root="2.646") in plot_component.captions(qkv)
 
 
 def test_dm_slider(qkv):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from ui import plot_component
 from ui.i18n import table
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -37,12 +38,12 @@ def test_weights_caption_does_not_promise_rows_of_one_when_a_row_has_no_key():
 
     at = AppTest.from_file(APP, default_timeout=60)
     at.switch_page("lesson_pages/masks.py").run()
-    captions = [c.value for c in at.caption]
+    captions = plot_component.captions(at)
     assert JA["fig.weights.caption"] in captions
     state = at.session_state["masks:state"]
     at.session_state["masks:state"] = M.with_custom_cell(state, 0, 0, False)  # 犬 (first token) sees nothing
     at.run()
     assert not at.exception
     assert M.custom_steps(at.session_state["masks:state"]).fully_masked[0]
-    captions = [c.value for c in at.caption]
+    captions = plot_component.captions(at)
     assert JA["masks.out.weights_caption_empty"] in captions

@@ -5,7 +5,6 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st_
-from streamlit.runtime.state.common import user_key_from_element_id
 from streamlit.testing.v1 import AppTest
 
 from tests import apptest_fragments as fragments
@@ -59,17 +58,19 @@ def test_qkv_page_sends_the_weights_before_the_inputs():
             if m.HasField("delta") and m.delta.HasField("new_element")
             and m.delta.new_element.WhichOneof("type") == "bidi_component"
             and m.delta.new_element.bidi_component.component_name == plot_component.NAME]
-    keys = [user_key_from_element_id(el.id) for el in sent]
+    keys = [k for el in sent for k in plot_component.chart_keys(el)]
     assert keys.index("qkv.fig.weights") < keys.index("qkv.fig.X"), keys
     shown = list(plot_component.charts(at))
     assert shown.index("qkv.fig.X") < shown.index("qkv.fig.weights"), shown
 
 
 def _chart_paths(msgs) -> dict[str, tuple]:
-    return {user_key_from_element_id(m.delta.new_element.bidi_component.id): tuple(m.metadata.delta_path)
+    """{chart key: the delta path of the element drawing it} (a chart in a row: the row's path)."""
+    return {k: tuple(m.metadata.delta_path)
             for m in msgs if m.HasField("delta") and m.delta.HasField("new_element")
             and m.delta.new_element.WhichOneof("type") == "bidi_component"
-            and m.delta.new_element.bidi_component.component_name == plot_component.NAME}
+            and m.delta.new_element.bidi_component.component_name == plot_component.NAME
+            for k in plot_component.chart_keys(m.delta.new_element.bidi_component)}
 
 
 def test_a_note_above_the_charts_does_not_move_them():

@@ -1,5 +1,6 @@
-"""A plotly chart redrawn in place: a Streamlit custom component (``st.components.v2``) that owns one plotly div and
-calls ``Plotly.react`` with each new figure (assets/plot.js).
+"""A plotly chart redrawn in place: a Streamlit custom component (``st.components.v2``) that owns one plotly div (or,
+for a row of charts, a grid of them with their captions: :func:`row`) and calls ``Plotly.react`` with each new
+figure (assets/plot.js).
 
 Why: ``st.plotly_chart`` builds its element id from the figure as well as the key, so every changed figure is
 unmounted and a new chart mounted (a blank frame, and most of a slider move's time in the browser). This element's
@@ -30,6 +31,7 @@ import json
 import re
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 
 import plotly
@@ -169,12 +171,52 @@ def plot(ready: dict, config: dict, key: str | None, *, first: bool = False, reu
     ``first``: when a rerun changes several charts, this one is redrawn before the others (see assets/plot.js), and
     a changed one is handed over to the browser on its own (see hand_over). ``reused``: the caller hands the same,
     never modified ``ready`` again for the same figure (its payload is kept)."""
+    _send(key, payload(ready, config, first, reused=reused), first)
+
+
+@dataclass(frozen=True)
+class RowItem:
+    """One chart of a row (see :func:`row`): its key (also the CSS class ``st-key-<key>`` of its cell in the page,
+    as a keyed Streamlit element would have), the ready figure, its caption (plain text, under the chart)."""
+    key: str
+    ready: dict
+    config: dict
+    caption: str | None = None
+    first: bool = False
+    reused: bool = False
+
+
+def row(items: list[RowItem], *, columns: list[float] | None = None, per_row: int = 1) -> None:
+    """Draw charts that stand side by side as ONE element: a grid of ``columns`` (relative widths of one row) or of
+    rows of ``per_row`` equal columns, 16 px apart as st.columns are, each chart with its caption under it.
+
+    Why one element: every element costs the server and the browser on every rerun, and a keyed chart element costs
+    more (Streamlit runs the state presenter of each keyed component whenever a selectbox is drawn, ~80 µs each):
+    two charts with their captions in st.columns were 7 elements and blocks (a row, 2 columns, 2 charts, 2
+    captions), now 1 (benchmarks/profiles/README.md). plot.js redraws only the charts of the row whose figure
+    changed. The element's key is made of its charts' keys. Payload: UTF-8 JSON {"columns": [...] | null,
+    "perRow": k, "items": [{"key", "caption", "chart": <a plot() payload>}, ...]}."""
+    if not items:
+        return
+    first = any(it.first for it in items)
+    parts = [b'{"key":' + json.dumps(it.key).encode() + b',"caption":'
+             + json.dumps(it.caption, ensure_ascii=False).encode() + b',"chart":'
+             + payload(it.ready, it.config, it.first, reused=it.reused) + b"}" for it in items]
+    head = (b'{"columns":' + json.dumps(None if columns is None else [float(c) for c in columns]).encode()
+            + b',"perRow":' + str(int(per_row)).encode() + b',"items":[')
+    _send(ROW_PREFIX + "+".join(it.key for it in items), head + b",".join(parts) + b"]}", first)
+
+
+ROW_PREFIX = "row:"
+
+
+def _send(key: str | None, data: bytes, first: bool) -> None:
+    """Mount the component with this payload under ``key``; a changed \"first\" payload is then handed over."""
     from streamlit.runtime import Runtime
 
     if not Runtime.exists():  # bare `python page.py`: Streamlit draws nothing either
         return
     mount = _ensure_registered()
-    data = payload(ready, config, first, reused=reused)
     mount(key=key, data=data, width="stretch", height="content")
     if first and _changed_for_session(key, data) and type(Runtime.instance()) is Runtime:  # AppTest: a stand-in
         hand_over()
@@ -213,7 +255,8 @@ def hand_over(sleep=None) -> None:
 
 
 def charts(at) -> dict:
-    """The in-place charts an AppTest run drew, by key: {key: decode(payload)}. AppTest has no accessor for
+    """The in-place charts an AppTest run drew, by chart key, in page order: {key: decode(payload)} plus "caption"
+    (the text under the chart, or None), whether drawn alone or in a :func:`row`. AppTest has no accessor for
     custom components; their protos are read from its element tree."""
     from streamlit.runtime.state.common import user_key_from_element_id
 
@@ -222,5 +265,26 @@ def charts(at) -> dict:
         proto = el.proto
         if proto.component_name != NAME:
             continue
-        out[user_key_from_element_id(proto.id)] = decode(proto.bytes)
+        msg = json.loads(proto.bytes)
+        if "items" in msg:
+            for item in msg["items"]:
+                out[item["key"]] = {**decode(json.dumps(item["chart"])), "caption": item["caption"]}
+        else:
+            out[user_key_from_element_id(proto.id)] = {**decode(proto.bytes), "caption": None}
     return out
+
+
+def chart_keys(proto) -> list[str]:
+    """The keys of the charts one element of this component draws (a BidiComponent proto): its own key, or for a
+    :func:`row` the keys of its charts. For tests that follow charts through the raw messages of a rerun."""
+    from streamlit.runtime.state.common import user_key_from_element_id
+
+    key = user_key_from_element_id(proto.id)
+    if key is not None and key.startswith(ROW_PREFIX):
+        return [item["key"] for item in json.loads(proto.bytes)["items"]]
+    return [key]
+
+
+def captions(at) -> list[str]:
+    """The captions under the in-place charts of an AppTest run (see :func:`charts`), in page order."""
+    return [c["caption"] for c in charts(at).values() if c["caption"]]

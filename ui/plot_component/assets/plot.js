@@ -1,9 +1,14 @@
 // One plotly chart that is redrawn in place: the element stays, Plotly.react applies each new figure to the same
 // plot div (no unmount/mount, no blank or half-drawn frame between two reruns). Loaded by Streamlit as an ES module
 // (st.components.v2, isolate_styles=False, so plotly's global styles reach the chart); called again with the new
-// data whenever the element's payload changes. The payload (bytes, UTF-8 JSON, built by ui/plot_component):
+// data whenever the element's payload changes. The payload (bytes, UTF-8 JSON, built by ui/plot_component) is one
+// chart:
 //   {"figure": {"data": [...], "layout": {...}}, "config": {...}, "label": "chart title",
 //    "theme": "streamlit" | null, "first": true | false}
+// or a row of charts drawn as one element (ui.plot_component.row: a grid like st.columns, each cell a chart, with
+// its caption under it, and the class "st-key-<chart key>" a keyed Streamlit element would have):
+//   {"columns": [relative widths] | null, "perRow": k, "items": [{"key", "caption", "chart": <one chart>}, ...]}
+// Only the charts whose figure changed are redrawn.
 // plotly.js itself is vendor/plotly-cartesian.min.js (the official cartesian bundle, the version of the `plotly`
 // Python package: see vendor/README.md), served by Streamlit from this asset folder (no CDN, works offline); it is
 // loaded once per page.
@@ -152,21 +157,12 @@ function plotDiv(parent) {
   return div;
 }
 
-export default function (component) {
-  const { data, parentElement } = component;
-  const div = plotDiv(parentElement);
+// ---- one chart in its plot div --------------------------------------------------------------------------------
+function show(div, msg, text) {
   const state = div.__attentionLab;
-  const cleanup = () => {
-    queue.delete(div);
-    firstDivs.delete(div);
-    state.resize.disconnect();
-    if (window.Plotly) window.Plotly.purge(div);
-  };
-  if (data == null) return cleanup;
-  const text = typeof data === "string" ? data : decoder.decode(data);
-  if (text === state.text) return cleanup;  // the same figure again: nothing to redraw
+  if (text === state.text) return;  // the same figure again: nothing to redraw
   state.text = text;
-  const { figure, config, label, theme, first } = JSON.parse(text);
+  const { figure, config, label, theme, first } = msg;
   const layout = figure.layout || {};
   div.setAttribute("aria-label", label || "");
   if (layout.height) div.style.height = `${layout.height}px`;  // the chart's height, reserved before plotly runs
@@ -186,6 +182,79 @@ export default function (component) {
     draw(job, ready.Plotly, ready.streamlitTemplate);
   }
   if (first && firstArrived) firstArrived();
+}
+
+function dispose(div) {
+  queue.delete(div);
+  firstDivs.delete(div);
+  if (div.__attentionLab) div.__attentionLab.resize.disconnect();
+  if (window.Plotly) window.Plotly.purge(div);
+}
+
+// ---- a row of charts (ui.plot_component.row): one element, a grid of cells, each a chart and its caption --------
+const cssKey = (key) => `st-key-${String(key).replace(/[^a-zA-Z0-9_-]/g, "-")}`;  // as Streamlit names a keyed element
+
+function rowGrid(holder) {
+  let grid = holder.querySelector(":scope > .al-row");
+  if (!grid) {
+    grid = document.createElement("div");
+    grid.className = "al-row";
+    // st.columns' look: 16 px between columns and between rows, each column as wide as its share allows
+    Object.assign(grid.style, { display: "grid", columnGap: "16px", rowGap: "16px", alignItems: "start" });
+    holder.appendChild(grid);
+  }
+  return grid;
+}
+
+function captionOf(cell, text) {
+  let cap = cell.querySelector(":scope > .al-caption");
+  if (!text) {
+    if (cap) cap.remove();
+    return;
+  }
+  if (!cap) {
+    cap = document.createElement("div");
+    cap.className = "al-caption";  // st.caption's look (14 px, the page's text colour at opacity 0.6), 16 px under
+    Object.assign(cap.style, { fontSize: "14px", lineHeight: "1.6", color: "inherit", opacity: "0.6",
+                               marginTop: "16px", overflowWrap: "anywhere" });
+    cell.appendChild(cap);
+  }
+  if (cap.textContent !== text) cap.textContent = text;
+}
+
+function showRow(holder, msg) {
+  const grid = rowGrid(holder);
+  grid.style.gridTemplateColumns = msg.columns
+    ? msg.columns.map((c) => `minmax(0, ${c}fr)`).join(" ")
+    : `repeat(${msg.perRow || 1}, minmax(0, 1fr))`;
+  const cells = [...grid.children];
+  msg.items.forEach((item, i) => {
+    let cell = cells[i];
+    if (!cell) {
+      cell = document.createElement("div");
+      grid.appendChild(cell);
+    }
+    cell.className = `al-cell ${cssKey(item.key)}`;
+    const div = plotDiv(cell);
+    captionOf(cell, item.caption);
+    show(div, item.chart, JSON.stringify(item.chart));
+  });
+  for (const extra of cells.slice(msg.items.length)) {
+    for (const div of extra.querySelectorAll(".al-plot")) dispose(div);
+    extra.remove();
+  }
+}
+
+export default function (component) {
+  const { data, parentElement } = component;
+  const cleanup = () => { for (const div of parentElement.querySelectorAll(".al-plot")) dispose(div); };
+  if (data == null) return cleanup;
+  const text = typeof data === "string" ? data : decoder.decode(data);
+  if (text === parentElement.__attentionLabText) return cleanup;  // the same payload again: nothing to redraw
+  parentElement.__attentionLabText = text;
+  const msg = JSON.parse(text);
+  if (msg.items) showRow(parentElement, msg);
+  else show(plotDiv(parentElement), msg, text);
   if (!running && queue.size) drain();
   return cleanup;
 }
