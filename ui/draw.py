@@ -364,6 +364,8 @@ def _wide(ch: str) -> bool:
 def keep_together(s: str) -> str:
     """Text that never wraps onto two lines: spaces become no-break spaces and a word joiner (U+2060, invisible)
     goes between two characters where a line may break inside Japanese text. Latin words and numbers need none."""
+    if s.isascii():  # numbers, Latin words: only the spaces (most cells of a table; a per-character walk is slow)
+        return s.replace(" ", NO_BREAK_SPACE)
     out = []
     for k, ch in enumerate(s):
         if k and (_wide(ch) or _wide(s[k - 1])) and ch != " " and s[k - 1] != " ":
@@ -426,7 +428,11 @@ def num(v: float, decimals: int = 3, *, tex: bool = False) -> str:
     never "e" notation; |v| ≥ 10⁶ as "1.235×10⁶" (``tex``: ``1.235\\times 10^{6}`` for LaTeX); ±∞ (a masked
     score) as "−∞" / "∞" (``tex``: ``-\\infty``). NaN as "NaN". Everything but large numbers and ∞ is the same text
     in LaTeX (KaTeX reads "−")."""
-    v = float(v)
+    return _num(float(v), decimals, tex)
+
+
+@lru_cache(maxsize=8192)  # a page writes the same few hundred numbers on every rerun (a 16-token table: ~200)
+def _num(v: float, decimals: int, tex: bool) -> str:
     if math.isnan(v):
         return "NaN"
     if math.isinf(v):
