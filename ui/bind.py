@@ -18,7 +18,7 @@ import streamlit as st
 from .draw import num
 from .i18n import t
 from .runtime import Page
-from .widgets import sync
+from .widgets import sync, sync_slider
 
 __all__ = ["control", "field", "setter", "sync", "checked_number", "number", "text_or_default"]
 
@@ -29,10 +29,12 @@ def control(page: Page, factory: Callable, name: str, label: str, *, value, appl
     .toggle, … — showing ``value``; a change by the person runs ``page.apply(apply, new_value)`` (a refusal becomes
     a notice at ``place``). Returns the widget's value."""
     key = page.key(name)
-    sync(key, value)
     limit = kwargs.pop("max_chars", None)  # not given to the widget: see _cut
     if getattr(factory, "__name__", "") == "slider":
-        kwargs["value"] = value  # as widgets.cell_slider does: see the note under widgets.sync()
+        sync_slider(key, value)
+        kwargs["value"] = value  # as widgets.cell_slider does: see widgets.sync_slider()
+    else:
+        sync(key, value)
 
     def changed() -> None:
         page.apply(apply, _cut(page, st.session_state[key], limit, label, place), place=place)

@@ -20,11 +20,20 @@ def sync(key: str, value) -> None:
     st.session_state[key] = value
 
 
-# Sliders: also given their value as value= (the same value sync() set, so the two never disagree): a slider without
-# value= builds Streamlit's whole filtered session state to learn whether it is a range slider, and that runs the
-# state presenter of every keyed chart on the page (ui.plot_component; ~80 µs each, 13 charts on /qkv): ~1 ms per
-# slider per rerun (docs/load.md). Streamlit's warning about a widget given both a value and a session value is
-# turned off for this in .streamlit/config.toml (global.disableWidgetStateDuplicationWarning).
+# Sliders: also given their value as value= (the same value sync_slider() set, so the two never disagree): a slider
+# without value= builds Streamlit's whole filtered session state to learn whether it is a range slider, and that runs
+# the state presenter of every keyed chart on the page (ui.plot_component; ~80 µs each): ~1 ms per slider per rerun
+# (docs/load.md). Streamlit's warning about a widget given both a value and a session value is turned off for this
+# in .streamlit/config.toml (global.disableWidgetStateDuplicationWarning).
+def sync_slider(key: str, value) -> None:
+    """:func:`sync` for a slider, which is also given ``value=``: its session value is written only when it differs.
+
+    A value written through session state is pushed to the browser as the slider's new position. Written on every
+    run, it moved the thumb back to the value of the rerun's own key press while the student had already pressed
+    further, and those later presses were lost (found by a new-user trial: ten quick presses went 2.0 → 1.1 → 1.5
+    → 2.0). A slider whose identity changes (a new range) starts from ``value=``, so it needs no write either."""
+    if key not in st.session_state or st.session_state[key] != value:
+        st.session_state[key] = value
 
 
 # ---- editable grids (a matrix of numbers, a boolean mask) ---------------------------------------------------------
@@ -158,9 +167,9 @@ def cell_slider(key: str, M: np.ndarray, name: str, i: int, j: int, commit: Call
     called on every move. The range is ±limit, widened to take in the current value."""
     v = float(M[i, j])
     lo, hi = min(-limit, np.floor(v)), max(limit, np.ceil(v))
-    sync(f"{key}:v", v)
+    sync_slider(f"{key}:v", v)
     st.slider(t("cell.value", matrix=name, row=i + 1, col=j + 1), min_value=float(lo), max_value=float(hi),
-              step=0.1, key=f"{key}:v", value=v,  # value= too: see the note under sync()
+              step=0.1, key=f"{key}:v", value=v,  # value= too: see sync_slider()
               on_change=lambda: commit(name, i, j, st.session_state[f"{key}:v"]), help=t("cell.help"))
 
 

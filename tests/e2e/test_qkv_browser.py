@@ -438,6 +438,37 @@ def test_cell_slider_changes_the_weights(page, page_errors, app_server):
     assert_no_page_errors(page_errors)
 
 
+THUMB_TRACE = """(sel) => { window.__thumbs = []; const read = () => {
+  const el = document.querySelector(sel + ' input[type=range]');
+  if (el) window.__thumbs.push(parseFloat(el.value));
+  window.__thumbRaf = requestAnimationFrame(read); }; read(); }"""
+
+
+def test_quick_presses_on_the_cell_slider_all_land_and_the_thumb_never_jumps_back(page, page_errors, app_server):
+    """Ten quick presses (100 ms apart: a rerun's reply comes back between two of them): the thumb climbs 1.0 → 2.0 without ever going back,
+    and the numbers end at X[0, 0] = 2. A slider whose session value was written on every run was pushed back to
+    the value of each rerun's own press (2.0 → 1.1 → 1.5 → 2.0) and later presses were lost (a new-user trial)."""
+    open_qkv(page, f"{app_server}/qkv")
+    wait_chart(page, "qkv.fig.weights", weights_text(DOG_X, DOG_WQ, DOG_WK))
+    thumb = page.locator(f"{sel('qkv.cell:v')} input[type=range]")
+    thumb.focus()
+    page.evaluate(THUMB_TRACE, sel("qkv.cell:v"))
+    for _ in range(10):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(100)
+    X = DOG_X.copy()
+    X[0, 0] = 2.0
+    wait_chart(page, "qkv.fig.weights", weights_text(X, DOG_WQ, DOG_WK), timeout_s=20)
+    page.wait_for_timeout(500)
+    trace = page.evaluate("() => { cancelAnimationFrame(window.__thumbRaf); return window.__thumbs; }")
+    assert round(float(thumb.input_value()), 2) == 2.0
+    backs = [(a, b) for a, b in zip(trace, trace[1:]) if b < a - 1e-9]
+    assert not backs, f"the thumb moved back: {backs[:5]} (trace {trace[:40]})"
+    assert wait_chart(page, "qkv.fig.X", expected(X))[0] == "2.00"
+    assert_no_exception(page)
+    assert_no_page_errors(page_errors)
+
+
 def test_cell_slider_keeps_the_address_bar_and_the_open_share_panel_current(page, page_errors, app_server):
     """The cell slider reruns only the lesson part of the page (an st.fragment); the frame, which writes the
     link, does not run then. The address bar and an open share panel must still show the new numbers."""
