@@ -106,8 +106,7 @@ def _plot(ready: dict, key: str | None, *, first: bool = False, reused: bool = F
     same figure, never modified)."""
     slot = _ROW_SLOT.get()
     if slot is not None:
-        slot.add(plot_component.RowItem(key or f"chart{len(slot.row.items)}", ready, PLOT_CONFIG, caption, first,
-                                        reused))
+        slot.add(plot_component.RowItem(key, ready, PLOT_CONFIG, caption, first, reused))
         return
     plot_component.plot(ready, PLOT_CONFIG, key, first=first, reused=reused)
     if caption:

@@ -179,8 +179,15 @@ def test_nothing_runs_past_the_right_edge(page, page_errors, app_server, lesson,
     if kind == "default":
         problems += menu_problems(page, lesson.key, lang)
     problems += problems_at(page, "phone")
+    problems += [f"phone (390 px): a row of charts keeps {n} columns side by side, as st.columns would not"
+                 for n in page.evaluate(ROWS_SIDE_BY_SIDE) if n > 1]
     assert problems == [], "\n".join(problems)
     assert_no_page_errors(page_errors)
+
+
+# How many columns each row of charts (ui.plot_component.row) shows: on a phone, one (as st.columns stack there)
+ROWS_SIDE_BY_SIDE = """() => [...document.querySelectorAll('.al-row')]
+    .map(g => getComputedStyle(g).gridTemplateColumns.split(' ').filter(Boolean).length)"""
 
 
 FAULTY_PAGE = """<!doctype html><meta charset="utf-8"><body style="margin:0">

@@ -445,9 +445,10 @@ THUMB_TRACE = """(sel) => { window.__thumbs = []; const read = () => {
 
 
 def test_quick_presses_on_the_cell_slider_all_land_and_the_thumb_never_jumps_back(page, page_errors, app_server):
-    """Ten quick presses (100 ms apart: a rerun's reply comes back between two of them): the thumb climbs 1.0 → 2.0 without ever going back,
-    and the numbers end at X[0, 0] = 2. A slider whose session value was written on every run was pushed back to
-    the value of each rerun's own press (2.0 → 1.1 → 1.5 → 2.0) and later presses were lost (a new-user trial)."""
+    """Ten quick presses, 100 ms apart (a rerun's reply comes back between two of them): the thumb climbs 1.0 → 2.0
+    without ever going back, and the numbers end at X[0, 0] = 2. A slider whose session value was written on every
+    run was pushed back to the value of each rerun's own press (2.0 → 1.1 → 1.5 → 2.0) and later presses were lost
+    (a new-user trial)."""
     open_qkv(page, f"{app_server}/qkv")
     wait_chart(page, "qkv.fig.weights", weights_text(DOG_X, DOG_WQ, DOG_WK))
     thumb = page.locator(f"{sel('qkv.cell:v')} input[type=range]")

@@ -78,3 +78,19 @@ def test_a_row_payload_holds_each_chart_as_plot_would_send_it():
     assert msg["columns"] == [3.0, 2.0] and msg["perRow"] == 1
     assert msg["items"][0] == {"key": "k", "caption": "under", "chart": single}
     assert msg["items"][1]["chart"]["first"] is True and msg["items"][1]["caption"] is None
+
+
+def test_two_rows_of_keyless_charts_do_not_share_a_key():
+    def page():
+        import numpy as np
+
+        from ui import draw
+        for k in range(2):  # different numbers (two identical keyless elements collide in Streamlit itself)
+            c1, c2 = draw.chart_columns(0, 0)
+            for j, c in enumerate((c1, c2)):
+                with c:
+                    draw.show_heatmap("scores", np.eye(2) * (2 * k + j + 1), ["a", "b"], ["a", "b"])
+
+    at = AppTest.from_function(page, default_timeout=30).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(plot_component.charts(at)) == 4

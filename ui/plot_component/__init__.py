@@ -178,7 +178,7 @@ def plot(ready: dict, config: dict, key: str | None, *, first: bool = False, reu
 class RowItem:
     """One chart of a row (see :func:`row`): its key (also the CSS class ``st-key-<key>`` of its cell in the page,
     as a keyed Streamlit element would have), the ready figure, its caption (plain text, under the chart)."""
-    key: str
+    key: str | None
     ready: dict
     config: dict
     caption: str | None = None
@@ -204,7 +204,9 @@ def row(items: list[RowItem], *, columns: list[float] | None = None, per_row: in
              + payload(it.ready, it.config, it.first, reused=it.reused) + b"}" for it in items]
     head = (b'{"columns":' + json.dumps(None if columns is None else [float(c) for c in columns]).encode()
             + b',"perRow":' + str(int(per_row)).encode() + b',"items":[')
-    _send(ROW_PREFIX + "+".join(it.key for it in items), head + b",".join(parts) + b"]}", first)
+    # keyed by its charts' keys; a row holding a keyless chart has no key (as a keyless chart has none)
+    key = None if any(it.key is None for it in items) else ROW_PREFIX + "+".join(it.key for it in items)
+    _send(key, head + b",".join(parts) + b"]}", first)
 
 
 ROW_PREFIX = "row:"
@@ -267,8 +269,9 @@ def charts(at) -> dict:
             continue
         msg = json.loads(proto.bytes)
         if "items" in msg:
-            for item in msg["items"]:
-                out[item["key"]] = {**decode(json.dumps(item["chart"])), "caption": item["caption"]}
+            for i, item in enumerate(msg["items"]):
+                chart = decode(json.dumps(item["chart"]))
+                out[item["key"] or f"{proto.id}:{i}"] = {**chart, "caption": item["caption"]}
         else:
             out[user_key_from_element_id(proto.id)] = {**decode(proto.bytes), "caption": None}
     return out

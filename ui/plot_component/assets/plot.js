@@ -194,7 +194,17 @@ function dispose(div) {
 // ---- a row of charts (ui.plot_component.row): one element, a grid of cells, each a chart and its caption --------
 const cssKey = (key) => `st-key-${String(key).replace(/[^a-zA-Z0-9_-]/g, "-")}`;  // as Streamlit names a keyed element
 
+// On a narrow screen st.columns put their columns one under another (Streamlit's "columns" breakpoint, 640 px):
+// a row does the same. Written once per page.
+const NARROW = "@media (max-width: 640px) { .al-row { grid-template-columns: minmax(0, 1fr) !important; } }";
+
 function rowGrid(holder) {
+  if (!document.getElementById("al-row-style")) {
+    const style = document.createElement("style");
+    style.id = "al-row-style";
+    style.textContent = NARROW;
+    document.head.appendChild(style);
+  }
   let grid = holder.querySelector(":scope > .al-row");
   if (!grid) {
     grid = document.createElement("div");
@@ -234,7 +244,7 @@ function showRow(holder, msg) {
       cell = document.createElement("div");
       grid.appendChild(cell);
     }
-    cell.className = `al-cell ${cssKey(item.key)}`;
+    cell.className = item.key == null ? "al-cell" : `al-cell ${cssKey(item.key)}`;
     const div = plotDiv(cell);
     captionOf(cell, item.caption);
     show(div, item.chart, JSON.stringify(item.chart));
