@@ -235,6 +235,8 @@ def _title(text: str, size: int, width_px: float, color: str = "#222", subtitle:
     below it. Returns (the title dict, the top margin it needs)."""
     if not text and not subtitle:
         return {"font": {"color": color, "size": size}, "text": "", "x": 0, "xanchor": "left"}, 20
+    if subtitle:  # plotly does not wrap a subtitle: each note broken onto lines that fit (a note was cut mid-word)
+        subtitle = "<br>".join(_wrap_note(html.unescape(line), width_px - 24) for line in subtitle.split("<br>"))
     if not text:  # a note without a title takes the title's place
         return ({"font": {"color": "#444", "size": 14}, "text": _radicals(subtitle), "x": 0, "xanchor": "left"},
                 int(text_height_px(subtitle, 14)) + 30)
@@ -287,6 +289,13 @@ def _wrap(text: str, px: float, size: float, lines: int) -> str | None:
     if any(text_px(x, size) > px for x in out):
         return None
     return "<br>".join(escape(x) for x in out)
+
+
+def _wrap_note(text: str, px: float, size: int = 14) -> str:
+    """A note on lines of at most ``px`` (escaped, <br> between): broken at spaces, else between characters (a
+    Japanese note has long runs without a space), on up to 4 lines."""
+    return (_wrap(text, px, size, 4) or _wrap(text.replace(" ", "\u00a0"), px, size, 4)
+            or escape(text))
 
 
 def _spaced(widths, slot_px: float) -> bool:

@@ -320,3 +320,21 @@ def test_the_toolbar_has_two_buttons_and_a_long_title_starts_below_it():
     assert {"zoom2d", "pan2d"} <= set(short["layout"]["modebar"]["remove"])
     assert "pad" not in short["layout"]["title"]
     assert long["layout"]["title"]["pad"]["t"] >= 28 and long["layout"]["margin"]["t"] > short["layout"]["margin"]["t"]
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+@pytest.mark.parametrize("width", [F.column_px(3), F.column_px(2), F.column_px(1)])
+def test_the_notes_under_a_title_fit_the_chart(lang, width):
+    """Plotly does not wrap a subtitle: the range note ran past the chart's edge and was cut mid-word (a new-user
+    trial, 「…範囲外の値」). Each line of the notes now fits the chart's width."""
+    from ui.i18n import table
+
+    words = table(lang)
+    spec = F.heatmap_spec(np.array([[6.5, 0.0, 1.0], [0.0, 1.0, 0.0]]), ["犬", "が"], ["1", "2", "3"], title="X",
+                          zmax=2.0, width_px=width, range_note=words["fig.note.range_widened"],
+                          rounded_note=words["fig.note.rounded"])
+    text = spec["layout"]["title"]["subtitle"]["text"]
+    lines = text.split("<br>")
+    assert all(F.text_px(line, 14) <= width - 24 for line in lines), (width, lines)
+    said = "".join(lines).replace(" ", "").replace("\u00a0", "")  # every word of the note is still there
+    assert words["fig.note.range_widened"].format(base="2", new="10").replace(" ", "") in said
