@@ -22,6 +22,20 @@ from .i18n import current_lang, t
 
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
                "toImageButtonOptions": {"format": "png", "scale": 2}}
+@lru_cache(maxsize=8)
+def _plot_config(lang: str) -> dict:
+    """PLOT_CONFIG with the toolbar's tooltips in ``lang`` (plotly's ``locale`` and ``locales`` config options:
+    the dictionary travels with the chart, nothing is registered globally). One object per language, never
+    modified (ui.plot_component caches payloads by it)."""
+    words = {"Download plot as a PNG": t("fig.toolbar.download_png", lang=lang),  # plotly.js's own words → ours
+             "Reset axes": t("fig.toolbar.reset_axes", lang=lang),
+             "Taking snapshot - this may take a few seconds": t("fig.toolbar.snapshot", lang=lang)}
+    return {**PLOT_CONFIG, "locale": f"al-{lang}", "locales": {f"al-{lang}": {"dictionary": words}}}
+
+
+def plot_config() -> dict:
+    """The chart config for the page's current language (see _plot_config)."""
+    return _plot_config(current_lang())
 
 
 def matrix_labels(name: str, tokens, n_rows: int, n_cols: int) -> tuple[list[str], list[str]]:
@@ -106,9 +120,9 @@ def _plot(ready: dict, key: str | None, *, first: bool = False, reused: bool = F
     same figure, never modified)."""
     slot = _ROW_SLOT.get()
     if slot is not None:
-        slot.add(plot_component.RowItem(key, ready, PLOT_CONFIG, caption, first, reused))
+        slot.add(plot_component.RowItem(key, ready, plot_config(), caption, first, reused))
         return
-    plot_component.plot(ready, PLOT_CONFIG, key, first=first, reused=reused)
+    plot_component.plot(ready, plot_config(), key, first=first, reused=reused)
     if caption:
         st.caption(caption)
 

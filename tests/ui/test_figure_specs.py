@@ -565,7 +565,12 @@ def test_the_page_path_sends_a_keyed_in_place_chart():
     assert plot_component.charts(at).keys() == {"w"}
     wire = json.loads(sent0)
     assert "template" not in wire["figure"]["layout"] and wire["theme"] == plot_component.STREAMLIT_THEME
-    assert wire["config"] == draw.PLOT_CONFIG
+    assert wire["config"] == {**draw.PLOT_CONFIG, "locale": "al-ja",
+                              "locales": {"al-ja": {"dictionary": {
+                                  "Download plot as a PNG": t("fig.toolbar.download_png", lang="ja"),
+                                  "Reset axes": t("fig.toolbar.reset_axes", lang="ja"),
+                                  "Taking snapshot - this may take a few seconds": t("fig.toolbar.snapshot",
+                                                                                     lang="ja")}}}}
     assert wire["label"] == t("fig.weights.title") and "<" not in wire["label"]
     assert plot_component.charts(at)["w"]["figure"]["layout"]["template"] == pio.templates["streamlit"].to_plotly_json()
     at.run()
