@@ -180,15 +180,16 @@ def temperature_section(page: runtime.Page) -> None:
                                               t("fig.scaling_temp.legend_inf")), width_px=c1.width_px)
         draw.show_figure(fig, key="scaling.fig.tbars")
     with c2:
-        root = float(np.sqrt(state.d_k))
+        root, t_max = float(np.sqrt(state.d_k)), float(T_GRID[-1])
         fig = F.temperature_chart_spec(T_GRID, scaling_math.temperature_sweep(state.scores, T_GRID), names,
                                        current_T=state.temperature, title=t("fig.scaling_temp.title"),
-                                       marks=[(root, t("fig.scaling_temp.sqrt_mark"))] if root <= 20 else [],
+                                       marks=[(root, t("fig.scaling_temp.sqrt_mark"))] if root <= t_max else [],
                                        x_title=t("fig.scaling_temp.x"), y_title=t("fig.scaling_temp.y"),
                                        limit_texts=(t("fig.scaling_temp.limit_zero"),
                                                     t("fig.scaling_temp.limit_inf")),
                                        current_text=t("fig.scaling_temp.current"), width_px=c2.width_px)
-        draw.show_figure(fig, key="scaling.fig.tcurve")
+        past = t("fig.scaling_temp.sqrt_past", root=draw.num(root), t_max=f"{t_max:g}") if root > t_max else None
+        draw.show_figure(fig, key="scaling.fig.tcurve", caption=past)
     at_root = scaling_math.temperature_softmax(state.scores, np.sqrt(state.d_k))
     st.info(t("scaling.sec.temperature_link", d_k=state.d_k, root=draw.num(np.sqrt(state.d_k)),
               shares=shares_text(names, at_root)), icon=":material/thermostat:")
