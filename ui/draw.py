@@ -22,6 +22,8 @@ from .i18n import current_lang, t
 
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
                "toImageButtonOptions": {"format": "png", "scale": 2}}
+
+
 @lru_cache(maxsize=8)
 def _plot_config(lang: str) -> dict:
     """PLOT_CONFIG with the toolbar's tooltips in ``lang`` (plotly's ``locale`` and ``locales`` config options:
@@ -113,7 +115,7 @@ def _heatmap_ready_cached(template: str | None, z: bytes, shape: tuple, *args) -
 def _plot(ready: dict, key: str | None, *, first: bool = False, reused: bool = False,
           caption: str | None = None) -> None:
     """The one place a figure reaches the screen: a ready figure (see _ready) as a chart redrawn in place
-    (ui.plot_component: the same element and plot div across reruns, Plotly.react), full width, PLOT_CONFIG, with
+    (ui.plot_component: the same element and plot div across reruns, Plotly.react), full width, plot_config(), with
     ``caption`` (plain text) under it. Inside a :func:`chart_columns` slot the chart joins the slots' row, drawn as
     one element once every slot is filled. ``first``: redrawn before the page's other changed charts (the attention
     weights: a lesson's main picture). ``reused``: ``ready`` comes from the heatmap cache (the same object for the
@@ -128,7 +130,7 @@ def _plot(ready: dict, key: str | None, *, first: bool = False, reused: bool = F
 
 
 def show_figure(spec: dict, *, key: str | None = None, caption: str | None = None) -> None:
-    """Draw a figure spec: a plain dict in validated form from ui.figures (``*_spec``), full width, PLOT_CONFIG,
+    """Draw a figure spec: a plain dict in validated form from ui.figures (``*_spec``), full width, plot_config(),
     ``caption`` (plain text) under it.
 
     Raises:

@@ -108,9 +108,11 @@ async function drain() {
     // a "first" chart waiting: drawn at once (in this task, before the browser goes on with the rest of the
     // rerun); otherwise let the rest of this rerun's charts arrive before choosing the first one
     if (!hasFirst()) await nextTask();
-    if (!hasFirst() && [...firstDivs].some((div) => !queue.has(div))) {
-      // a "first" chart of this page has no new figure yet; the rerun may bring it a moment later (Streamlit
-      // renders a rerun's elements in a few batches): wait for it a little, not for ever (it may not change)
+    if (!ready && !hasFirst() && [...firstDivs].some((div) => !queue.has(div))) {
+      // plotly.js still loading (the page's first draw), so a "first" chart goes through this queue too, and it
+      // has no figure yet; the rerun may bring it a moment later (Streamlit renders a rerun's elements in a few
+      // batches): wait for it a little, not for ever (it may not change). Once plotly.js is loaded, a "first" chart
+      // is drawn the moment it arrives (show()), so the other charts need not wait for it.
       await new Promise((resolve) => {
         const timer = setTimeout(() => { firstArrived = null; resolve(); }, FIRST_WAIT_MS);
         firstArrived = () => { clearTimeout(timer); firstArrived = null; resolve(); };
