@@ -424,6 +424,8 @@ def test_cell_slider_changes_the_weights(page, page_errors, app_server):
     before = wait_chart(page, "qkv.fig.weights", weights_text(DOG_X, DOG_WQ, DOG_WK))
     thumb = page.locator(f"{sel('qkv.cell:v')} input[type=range]")
     assert float(thumb.input_value()) == 1.0  # X, row 1 (犬), column 1
+    stats = "() => ({...window.__attentionLabStats})"
+    counts = page.evaluate(stats)
 
     press_slider(page, "qkv.cell:v", "End")  # X[0, 0] → 5
 
@@ -433,6 +435,18 @@ def test_cell_slider_changes_the_weights(page, page_errors, app_server):
     after = wait_chart(page, "qkv.fig.weights", weights_text(X, DOG_WQ, DOG_WK))
     assert after != before
     assert wait_chart(page, "qkv.fig.X", expected(X))[0] == "5.00"
+    # only cells changed: the new numbers were patched into the drawn charts (ui/plot_component/assets/patch.js),
+    # and a pointer over a weights cell shows the new number, not the one before
+    assert page.evaluate(stats)["patched"] > counts["patched"]
+    label = page.locator(f"{sel('qkv.fig.weights')} .heatmap-label text").first
+    label.scroll_into_view_if_needed()
+    box = label.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2 - 3, box["y"] + box["height"] / 2 - 3)
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=3)
+    hover = page.locator(f"{sel('qkv.fig.weights')} .hoverlayer .hovertext")
+    hover.wait_for(timeout=5000)
+    shown = hover.text_content()
+    assert after[0] != before[0] and after[0] in shown and before[0] not in shown, (before[0], after[0], shown)
     shot(page, "03_weights_cell", page.locator(sel("qkv.fig.weights")))
     assert_no_exception(page)
     assert_no_page_errors(page_errors)

@@ -10,7 +10,9 @@ reruns; a changed payload re-runs plot.js, which applies the new figure to the e
 What is sent: the figure's JSON (as st.plotly_chart would send it, typed arrays included) without the plotly
 template when it is Streamlit's default one: plot.js adds the template Streamlit's own chart draws with
 (assets/theme.js), so a chart looks the same and ~6 kB less is sent per figure. The payload of an unchanged figure
-is the same bytes, and plot.js does not redraw it.
+is the same bytes, and plot.js does not redraw it. A heatmap whose cells alone changed is not even replotted: plot.js
+writes its new colours and numbers into the drawn chart (assets/patch.js, checked pixel for pixel against plotly's
+own drawing by tests/e2e/test_patch_browser.py).
 
 plotly.js: assets/vendor/plotly-cartesian.min.js, the official "cartesian" distribution of plotly.js (npm package
 ``plotly.js-cartesian-dist-min``, MIT, see assets/vendor/README.md): bar, heatmap, scatter and the other 2-D trace
@@ -224,7 +226,7 @@ def _send(key: str | None, data: bytes, first: bool) -> None:
         hand_over()
 
 
-HAND_OVER_S = 0.015
+HAND_OVER_S = 0.035
 _SENT = "_attention_lab.first_sent"  # session_state: {chart key: hash of the last payload sent as "first"}
 
 
@@ -243,14 +245,17 @@ def _changed_for_session(key: str | None, data: bytes) -> bool:
 
 
 def hand_over(sleep=None) -> None:
-    """Pause the script for HAND_OVER_S (15 ms) after a changed "first" chart, so the browser renders it alone.
+    """Pause the script for HAND_OVER_S (35 ms) after a changed "first" chart, so the browser renders it alone.
 
     Streamlit's frontend applies the deltas that arrive within 10 ms of each other as one React render, and the
     chart's JavaScript runs only after that render is painted: with the rest of a lesson's rerun in the same batch
     (~50 more elements: markdown, KaTeX, columns) the weights waited for all of it. The pause lets the server send
-    the chart and the browser draw it before the rest arrives. It costs no CPU, adds 15 ms to the end of the rerun
+    the chart and the browser draw it before the rest arrives. It costs no CPU, adds 35 ms to the end of the rerun
     and comes only when the main chart changed. Measured with benchmarks/browser_latency.py, same rounds: slider →
-    new weights 138 → 112 ms (3 tokens), 174 → 143 ms (16 tokens) (benchmarks/profiles/README.md)."""
+    new weights 138 → 112 ms (3 tokens), 174 → 143 ms (16 tokens) with 15 ms; with the cells patched in (assets/
+    patch.js) 35 ms did better than 15 at 16 tokens (d_k 96 → 76 ms, cell 106 → 102 ms; 3 tokens unchanged), as the
+    rest of a 16-token rerun (~140 kB) no longer arrives while the weights are being drawn
+    (benchmarks/profiles/README.md)."""
     import time
 
     (sleep or time.sleep)(HAND_OVER_S)
