@@ -135,17 +135,20 @@ def _state(attr: Callable) -> Callable[[AppTest], object]:
 
 
 def make_cases() -> list[Case]:
+    from ui.widgets import cell_slider_key
+
+    cell = cell_slider_key("qkv.cell", "X", 0, 0)  # the one-cell slider on X[0, 0], the picker's default
     x00 = _state(lambda s: float(s.mats["X"][0, 0]))
     dk = _state(lambda s: s.d_k)
     return [
         Case("minimal (1 slider, 3×3 heatmap)", _app(ROOT / "benchmarks" / "minimal_app.py"),
              _slider_move("v", (1.0, 0.5)), lambda at: at.slider(key="v").value, 1, "fig", frame=False),
-        Case("qkv 3 tokens, cell slider", _qkv(False), _slider_move("qkv.cell:v", (1.5, 0.5)), x00, QKV_CHARTS,
-             "qkv.fig.scores", widget="qkv.cell:v"),
+        Case("qkv 3 tokens, cell slider", _qkv(False), _slider_move(cell, (1.5, 0.5)), x00, QKV_CHARTS,
+             "qkv.fig.scores", widget=cell),
         Case("qkv 3 tokens, d_k slider", _qkv(False), _slider_move("qkv.dk", (4, 5)), dk, QKV_CHARTS,
              "qkv.fig.scaled", widget="qkv.dk"),
-        Case("qkv 16 tokens d=16, cell slider", _qkv(True), _slider_move("qkv.cell:v", (1.5, 0.5)), x00,
-             QKV_CHARTS, "qkv.fig.scores", widget="qkv.cell:v"),
+        Case("qkv 16 tokens d=16, cell slider", _qkv(True), _slider_move(cell, (1.5, 0.5)), x00,
+             QKV_CHARTS, "qkv.fig.scores", widget=cell),
         Case("qkv 16 tokens d=16, d_k slider", _qkv(True), _slider_move("qkv.dk", (15, 16)), dk, QKV_CHARTS,
              "qkv.fig.scaled", widget="qkv.dk"),
     ]

@@ -10,7 +10,7 @@ from ui import bind, draw, runtime, slots, widgets
 from ui import figures as F
 from ui.i18n import t
 
-CELL = "qkv.cell"  # the one-cell slider's widgets: qkv.cell:m / :i / :j (picker), qkv.cell:v (slider)
+CELL = "qkv.cell"  # the one-cell slider's widgets: qkv.cell:m / :i / :j (picker), qkv.cell:v:<cell> (slider)
 DIRECT_FLOW = [("Q", "Q · K · V"), *draw.FLOW_QKV[3:]]  # Q, K, V typed in: no X, no W
 LIVE, GRID = "live", "grid"  # notice places: inside the numbers' fragment, next to the grids
 

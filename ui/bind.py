@@ -18,7 +18,7 @@ import streamlit as st
 from .draw import num
 from .i18n import t
 from .runtime import Page
-from .widgets import sync, sync_slider
+from .widgets import chosen_option, sync, sync_slider
 
 __all__ = ["control", "field", "setter", "sync", "checked_number", "number", "text_or_default"]
 
@@ -36,8 +36,15 @@ def control(page: Page, factory: Callable, name: str, label: str, *, value, appl
     else:
         sync(key, value)
 
+    options = kwargs.get("options")
+
     def changed() -> None:
-        page.apply(apply, _cut(page, st.session_state[key], limit, label, place), place=place)
+        value = st.session_state[key]
+        if options is not None:  # a choice: the text of an option that is gone means no new choice
+            value = chosen_option(value, options, kwargs.get("format_func", str))
+            if value is None:
+                return
+        page.apply(apply, _cut(page, value, limit, label, place), place=place)
 
     return factory(label, key=key, on_change=changed, **kwargs)
 

@@ -1,6 +1,7 @@
 """Widgets shared by the lesson pages: matrix grid editor, one-cell slider, share panel, notices."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -11,6 +12,32 @@ from lessons.cells import Refusal, parse_cell_text
 
 from .draw import md_escape
 from .i18n import t
+
+
+def chosen_option(value, options, format_func: Callable = str):
+    """What a choice widget's session value means among ``options``: the option itself, or the option whose text
+    (``format_func(option)``) it is; ``None`` when it is neither.
+
+    Streamlit 1.67's selectbox keeps its choice in the browser as the option's text. When the options change under it
+    (d_k shrinks W_Q to fewer columns, a shorter sentence has fewer query tokens), the browser sends that text back
+    with the next rerun, and the session value is the text of an option that is no longer there ("4: 4" instead of
+    an index), found by a new-user trial."""
+    if any(value == o and type(value) is type(o) for o in options):
+        return value
+    if isinstance(value, str):
+        for o in options:
+            if str(format_func(o)) == value:
+                return o
+    return None
+
+
+def _index(value) -> int:
+    """A row or column picker's session value as an index: an int, or the text Streamlit's selectbox sends back
+    when its options shrank under it ("5: 歩く", numbered from 1: see :func:`chosen_option`); anything else is 0."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    m = re.match(r"\s*(\d+):", value) if isinstance(value, str) else None
+    return int(m.group(1)) - 1 if m else 0
 
 
 def sync(key: str, value) -> None:
@@ -146,31 +173,56 @@ def cell_picker(key: str, labels: dict[str, tuple[list[str], list[str]]]) -> tup
     c1.selectbox(t("cell.matrix"), names, key=f"{key}:m")
     c2.selectbox(t("cell.row"), list(range(len(rows))), key=f"{key}:i", format_func=lambda k: f"{k + 1}: {rows[k]}")
     c3.selectbox(t("cell.col"), list(range(len(cols))), key=f"{key}:j", format_func=lambda k: f"{k + 1}: {cols[k]}")
+    # (the "k: label" texts are what _index() reads back)
     return picked_cell(key, shapes)
 
 
 def picked_cell(key: str, shapes: dict[str, tuple[int, int]]) -> tuple[str, int, int]:
     """The cell chosen with :func:`cell_picker`, kept inside ``shapes`` (name → (rows, cols)): an unknown matrix
-    falls back to the first one, a row or column past the end to the last one."""
+    falls back to the first one, a row or column past the end to the last one (also when the selectbox sent back
+    the text of a row or column that no longer exists: see :func:`chosen_option`)."""
     names = list(shapes)
     name = st.session_state.get(f"{key}:m")
-    name = name if name in shapes else names[0]
+    name = name if isinstance(name, str) and name in shapes else names[0]
     n_rows, n_cols = shapes[name]
-    i, j = (min(max(int(st.session_state.get(f"{key}:{a}") or 0), 0), max(n - 1, 0))
+    i, j = (min(max(_index(st.session_state.get(f"{key}:{a}")), 0), max(n - 1, 0))
             for a, n in (("i", n_rows), ("j", n_cols)))
     return name, i, j
+
+
+def cell_slider_key(key: str, name: str, i: int, j: int) -> str:
+    """The widget key of the one-cell slider while it edits cell (i, j) of matrix ``name``: one slider per cell.
+
+    With one key for every cell, a quick second press could write one cell's value into another: d_k lowered, W_Q's
+    picked column 5 becomes column 4, and the browser, which had not yet heard of that, sent the slider's value for
+    column 5 with the next press; Streamlit took it for a move of the column-4 slider (a new-user trial; with d_model
+    the stale cell was even outside the matrix). A slider of another cell is another widget, so a value sent for the
+    old one changes nothing."""
+    return f"{key}:v:{name}:{i}:{j}"
 
 
 def cell_slider(key: str, M: np.ndarray, name: str, i: int, j: int, commit: Callable[[str, int, int, float], None],
                 *, limit: float = 5.0) -> None:
     """A slider for cell (i, j) of matrix ``name`` (its current values ``M``): ``commit(name, i, j, value)`` is
-    called on every move. The range is ±limit, widened to take in the current value."""
+    called on every move. The range is ±limit, widened to take in the current value. The slider sits in a container
+    keyed ``<key>:v`` (the element's CSS class ``st-key-<key>-v`` whatever the cell); its own key is
+    :func:`cell_slider_key`."""
     v = float(M[i, j])
     lo, hi = min(-limit, np.floor(v)), max(limit, np.ceil(v))
-    sync_slider(f"{key}:v", v)
-    st.slider(t("cell.value", matrix=name, row=i + 1, col=j + 1), min_value=float(lo), max_value=float(hi),
-              step=0.1, key=f"{key}:v", value=v,  # value= too: see sync_slider()
-              on_change=lambda: commit(name, i, j, st.session_state[f"{key}:v"]), help=t("cell.help"))
+    widget = cell_slider_key(key, name, i, j)
+    sync_slider(widget, v)
+    with st.container(key=f"{key}:v"):
+        st.slider(t("cell.value", matrix=name, row=i + 1, col=j + 1), min_value=float(lo), max_value=float(hi),
+                  step=0.1, key=widget, value=v,  # value= too: see sync_slider()
+                  on_change=lambda: commit(name, i, j, st.session_state[widget]), help=t("cell.help"))
+
+
+def the_cell_slider(at, key: str):
+    """For tests and benchmarks: the one-cell slider ``key`` drew in an AppTest run, whichever cell it edits."""
+    found = [s for s in at.slider if (s.key or "").startswith(f"{key}:v:")]
+    if len(found) != 1:
+        raise LookupError(f"{len(found)} one-cell sliders under {key!r}")
+    return found[0]
 
 
 # ---- notices and share link --------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import lessons
 from lessons import qkv as L
 from ui import plot_component
 from ui.i18n import table
+from ui.widgets import the_cell_slider
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -156,8 +157,8 @@ def test_seed_slider(qkv):
 
 def test_cell_slider_edits_that_cell(qkv):
     assert qkv.selectbox(key="qkv.cell:m").value == "X"
-    assert qkv.slider(key="qkv.cell:v").value == 1.0  # X[0,0] of 犬 = 1
-    ok(qkv.slider(key="qkv.cell:v").set_value(2.5).run())
+    assert the_cell_slider(qkv, "qkv.cell").value == 1.0  # X[0,0] of 犬 = 1
+    ok(the_cell_slider(qkv, "qkv.cell").set_value(2.5).run())
     s = state(qkv)
     want = DOG_X.copy()
     want[0, 0] = 2.5
@@ -167,8 +168,8 @@ def test_cell_slider_edits_that_cell(qkv):
     ok(qkv.selectbox(key="qkv.cell:m").set_value("W_Q").run())
     ok(qkv.selectbox(key="qkv.cell:i").set_value(1).run())
     ok(qkv.selectbox(key="qkv.cell:j").set_value(2).run())
-    assert qkv.slider(key="qkv.cell:v").value == 1.0
-    ok(qkv.slider(key="qkv.cell:v").set_value(-0.5).run())
+    assert the_cell_slider(qkv, "qkv.cell").value == 1.0
+    ok(the_cell_slider(qkv, "qkv.cell").set_value(-0.5).run())
     s = state(qkv)
     want_wq = DOG_WQ.copy()
     want_wq[1, 2] = -0.5
@@ -248,7 +249,7 @@ def test_direct_mode_edits_survive_a_switch_to_xw_and_back(qkv):
     ok(qkv.radio(key="qkv.mode").set_value("direct").run())
     ok(qkv.selectbox(key="qkv.cell:m").set_value("K").run())
     ok(qkv.selectbox(key="qkv.cell:i").set_value(1).run())  # が's key [0,0,1,0,1], first entry
-    ok(qkv.slider(key="qkv.cell:v").set_value(3.0).run())
+    ok(the_cell_slider(qkv, "qkv.cell").set_value(3.0).run())
     ok(qkv.radio(key="qkv.mode").set_value("xw").run())
     assert state(qkv).mats["K"][1, 0] == 3.0  # kept, though xw mode computes K = X·W_K
     ok(qkv.radio(key="qkv.mode").set_value("direct").run())
@@ -260,7 +261,7 @@ def test_direct_mode_edits_survive_a_switch_to_xw_and_back(qkv):
 
 def test_link_of_direct_mode_keeps_the_edits_of_xw_mode(qkv):
     """Issue 7: X[0,0] edited to 5, switch to direct, open the link, switch back → X[0,0] was 1.00 again."""
-    ok(qkv.slider(key="qkv.cell:v").set_value(5.0).run())  # X, 犬, column 1
+    ok(the_cell_slider(qkv, "qkv.cell").set_value(5.0).run())  # X, 犬, column 1
     ok(qkv.radio(key="qkv.mode").set_value("direct").run())
     link = dict(qkv.query_params)
     assert link["m"] == "direct" and link["X"] == "3x4:5,0,0,1,0,0,1,0,0,1,0,1"
@@ -337,7 +338,7 @@ def test_k13_query_clamped_when_sentence_shrinks(qkv):
 def test_share_link_reproduces_the_lesson(qkv):
     ok(qkv.slider(key="qkv.dk").set_value(6).run())
     ok(qkv.text_input(key="qkv.text").input("犬 が 犬").run())
-    ok(qkv.slider(key="qkv.cell:v").set_value(-1.3).run())
+    ok(the_cell_slider(qkv, "qkv.cell").set_value(-1.3).run())
     ok(qkv.selectbox(key="qkv.query").set_value(2).run())
     s = state(qkv)
     link = dict(qkv.query_params)

@@ -9,6 +9,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from tests import apptest_fragments as fragments
+from ui.widgets import the_cell_slider
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -17,7 +18,7 @@ def test_cell_slider_reruns_only_the_fragment_and_publishes_the_link():
     fragments.install()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     at.switch_page("lesson_pages/qkv.py").run()
-    slider = at.slider(key="qkv.cell:v")
+    slider = the_cell_slider(at, "qkv.cell")
     assert fragments.as_fragment_rerun(slider.id), "the cell slider must sit inside the numbers' fragment"
     slider.set_value(2.5)
     at.run()

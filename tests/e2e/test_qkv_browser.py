@@ -452,6 +452,58 @@ def test_cell_slider_changes_the_weights(page, page_errors, app_server):
     assert_no_page_errors(page_errors)
 
 
+def choose(page, key: str, option: str) -> None:
+    """Open the selectbox ``key`` with the mouse and click the option whose text is ``option``."""
+    box = page.locator(f"{sel(key)} input[role=combobox]")
+    box.scroll_into_view_if_needed()
+    act(page, lambda: (box.click(), page.get_by_role("option", name=option, exact=True).click()))
+
+
+def _quick_presses(page, key: str, keyname: str, n: int, param: str, want: str) -> None:
+    """``n`` presses 50 ms apart, as a teacher does: each leaves before the rerun of the one before is back."""
+    page.locator(f"{sel(key)} input[type=range]").focus()
+    for _ in range(n):
+        page.keyboard.press(keyname)
+        page.wait_for_timeout(50)
+    assert poll(lambda: url_param(page, param, want) == want and page.locator(APP_READY).count() == 1, page, 10.0)
+    page.wait_for_timeout(1000)
+
+
+def test_picking_w_qs_last_column_then_lowering_d_k_keeps_the_page_working(page, page_errors, app_server):
+    """W_Q's column 5 picked, then d_k 5 → 3 quickly: the column selectbox's options shrink under its choice, and the
+    browser sends back the text of a column that is gone ("5: 5"). The page crashed with a traceback (a new-user
+    trial); the one-cell slider must move to W_Q's last column left, and still move the weights."""
+    open_qkv(page, f"{app_server}/qkv")
+    choose(page, "qkv.cell:m", "W_Q")
+    choose(page, "qkv.cell:j", "5: 5")
+    slider = page.locator(f"{sel('qkv.cell:v')} label").first
+    assert "5" in slider.inner_text()
+    _quick_presses(page, "qkv.dk", "ArrowLeft", 2, "dk", "3")
+    assert_no_exception(page)
+    label = slider.inner_text()
+    assert "W_Q" in label and "3" in label and "5" not in label, label
+    before = cells(page, "qkv.fig.weights")
+    press_slider(page, "qkv.cell:v", "End")
+    assert poll(lambda: cells(page, "qkv.fig.weights") != before, page, 10.0)
+    assert_no_exception(page)
+    assert_no_page_errors(page_errors)
+
+
+def test_x_s_last_column_picked_then_d_model_lowered_quickly_edits_nothing(page, page_errors, app_server):
+    """X's last column picked, d_model 4 → 2 quickly: the slider of the clamped cell received the value the browser
+    still had for the old cell, and Streamlit took it for a move: an IndexError (the cell was already outside X) or,
+    inside X, one cell's value silently written into another (a new-user trial). Now nothing may change but the
+    size: X keeps the example's first two columns, and the slider follows the page's d_model."""
+    open_qkv(page, f"{app_server}/qkv")
+    choose(page, "qkv.cell:j", "4: 4")
+    assert "4" in page.locator(f"{sel('qkv.cell:v')} label").first.inner_text()
+    _quick_presses(page, "qkv.dm", "ArrowLeft", 2, "dm", "2")
+    assert_no_exception(page)
+    assert page.locator(f"{sel('qkv.dm')} input[type=range]").input_value() == "2"
+    assert wait_chart(page, "qkv.fig.X", expected(DOG_X[:, :2]))
+    assert_no_page_errors(page_errors)
+
+
 THUMB_TRACE = """(sel) => { window.__thumbs = []; const read = () => {
   const el = document.querySelector(sel + ' input[type=range]');
   if (el) window.__thumbs.push(parseFloat(el.value));
