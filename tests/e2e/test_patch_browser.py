@@ -248,3 +248,24 @@ def test_after_a_patch_resize_download_and_the_next_redraw_are_right(page):
       return out;
     }""", [json.loads(json.dumps(old)), json.loads(json.dumps(new))])
     assert got == {"patched": True, "png": True, "resized": True, "back": True}
+
+
+def test_a_hover_label_on_screen_shows_the_patched_number(page):
+    """The pointer rests on a cell while a slider moves: the label must follow the cell (a new-user trial saw the
+    cell say 0.60 and its label 0.58)."""
+    old, new = CASES["W 4×5, diverging scale with rgb() stops, negative numbers"]
+    got = page.evaluate("""async ([old, nu]) => {
+      const a = document.getElementById("a");
+      old.layout.template = window.TEMPLATE;
+      await Plotly.newPlot(a, old.data, old.layout, {});
+      const label = () => (a.querySelector(".hoverlayer .hovertext") || {}).textContent || null;
+      Plotly.Fx.hover(a, {xval: 1, yval: 2});
+      const before = label();
+      const patched = patchHeatmap(a, nu.data);
+      await new Promise((resolve) => setTimeout(resolve, 150));  // plotly draws hover labels at most every 50 ms
+      return {before, after: label(), patched};
+    }""", [json.loads(json.dumps(old)), json.loads(json.dumps(new))])
+    old_text, new_text = old["data"][0]["text"][2][1], new["data"][0]["text"][2][1]
+    assert old_text != new_text
+    assert got["patched"] and old_text in got["before"]
+    assert new_text in got["after"] and old_text not in got["after"], got

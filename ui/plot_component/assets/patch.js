@@ -6,8 +6,8 @@
 // heatmap drawing for just the cells, in 2–4 ms: the bricks' colours (a new image, painted exactly as plotly.js
 // 4.1's heatmap/plot.js paints it: the same brick edges, gaps, colour interpolation and rounding) and every cell's
 // text and text colour (plotly's contrast rule: white on a dark cell, #444 on a light one). It also gives the chart's
-// data, full data and calcdata the new cells, so hovering a cell, the toolbar's PNG download (drawn from the data)
-// and a redraw from the calcdata (a resize) show the new numbers; the next Plotly.react replots as usual (plotly
+// data, full data and calcdata the new cells, so hovering a cell (a label already shown is drawn again), the
+// toolbar's PNG download (drawn from the data) and a redraw from the calcdata (a resize) show the new numbers; the next Plotly.react replots as usual (plotly
 // compares data arrays by identity: a new figure's are new). tests/e2e/test_patch_browser.py checks that a patched
 // chart and plotly's own drawing of the same figure have the same pixels, texts, text colours and hover data.
 //
@@ -200,5 +200,18 @@ export function patchHeatmap(gd, data) {
   full.text = trace.text;
   if (trace.customdata !== undefined) full.customdata = trace.customdata;
   gd.data = data;
+  rehover(gd);
   return true;
+}
+
+// A hover label on screen (the pointer resting on a cell while a slider moves) shows the number from before the
+// patch: drawn again for the same cells, from the new data (a plotly replot would have removed it; found by a
+// new-user trial: the cell said 0.60, its label 0.58).
+function rehover(gd) {
+  const points = gd._hoverdata;
+  if (!Array.isArray(points) || points.length !== 1 || !gd.querySelector(".hoverlayer .hovertext")) return;
+  const { x, y } = points[0];  // the hovered cell's centre, in data coordinates
+  if (Number.isFinite(x) && Number.isFinite(y) && window.Plotly && window.Plotly.Fx) {
+    window.Plotly.Fx.hover(gd, { xval: x, yval: y });  // (plotly draws it within its 50 ms hover throttle)
+  }
 }
