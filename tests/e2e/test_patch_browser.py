@@ -17,7 +17,7 @@ import pytest
 
 from ui import draw
 
-from .helpers import CHROMIUM_ARGS, REPO_ROOT, chromium_path
+from .helpers import REPO_ROOT
 
 ASSETS = REPO_ROOT / "ui" / "plot_component" / "assets"
 ORIGIN = "http://patch.test"
@@ -95,9 +95,8 @@ def _softmax_rows(S):
 
 
 @pytest.fixture(scope="module")
-def page():
-    from playwright.sync_api import sync_playwright
-
+def patch_page(browser):
+    """A page of the session's Chromium (tests/e2e/conftest.py) on a made-up origin served from the asset folder."""
     def serve(route):
         path = route.request.url[len(ORIGIN) + 1:].split("?")[0]
         if path in ("", "index.html"):
@@ -107,14 +106,13 @@ def page():
             return route.fulfill(status=404)
         return route.fulfill(body=file.read_bytes(), content_type=mimetypes.guess_type(file.name)[0] or "text/plain")
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        pg = browser.new_page()
-        pg.route(f"{ORIGIN}/**", serve)
-        pg.goto(f"{ORIGIN}/index.html")
-        pg.wait_for_function("window.ready === true")
-        yield pg
-        browser.close()
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.route(f"{ORIGIN}/**", serve)
+    pg.goto(f"{ORIGIN}/index.html")
+    pg.wait_for_function("window.ready === true")
+    yield pg
+    context.close()
 
 
 def _compare(page, old: dict, new: dict) -> dict:
@@ -139,9 +137,9 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_a_patched_heatmap_is_what_plotly_draws(page, name):
+def test_a_patched_heatmap_is_what_plotly_draws(patch_page, name):
     old, new = CASES[name]
-    got = _compare(page, old, new)
+    got = _compare(patch_page, old, new)
     assert got["sameFrame"] and got["patched"], "the patch must apply to a figure whose cells alone changed"
     a, b = got["a"], got["b"]
     assert a["texts"] == b["texts"] == [x for row in new["data"][0]["text"] for x in row]
@@ -163,11 +161,11 @@ def test_a_patched_heatmap_is_what_plotly_draws(page, name):
     assert label_a and label_a == label_b and trace["text"][-1][-1] in label_a
 
 
-def test_new_texts_differ_from_the_old_ones(page):
+def test_new_texts_differ_from_the_old_ones(patch_page):
     """The cases above must really change the numbers on screen (else the equality proves nothing)."""
     old, new = CASES["weights 16×16 (viridis, text colour by contrast)"]
     assert old["data"][0]["text"] != new["data"][0]["text"]
-    fills = set(_compare(page, old, new)["b"]["fills"])
+    fills = set(_compare(patch_page, old, new)["b"]["fills"])
     assert fills == {"rgb(255, 255, 255)", "rgb(68, 68, 68)"}, "both text colours must occur, to test the contrast"
 
 
@@ -179,7 +177,7 @@ def _with(fig: dict, **trace) -> dict:
 
 @pytest.mark.parametrize("change", ["masked cell", "markup in a text", "empty text", "smoothed", "no gaps",
                                     "other shape"])
-def test_what_the_patch_cannot_draw_is_refused(page, change):
+def test_what_the_patch_cannot_draw_is_refused(patch_page, change):
     old, new = CASES["W 4×5, diverging scale with rgb() stops, negative numbers"]
     text = [row[:] for row in new["data"][0]["text"]]
     if change == "masked cell":
@@ -198,7 +196,7 @@ def test_what_the_patch_cannot_draw_is_refused(page, change):
         bad = _with(new, xgap=0, ygap=0)
     else:
         bad = _figure(rng.normal(size=(4, 6)), zmax=2.0)
-    got = page.evaluate("""async ([old, bad]) => {
+    got = patch_page.evaluate("""async ([old, bad]) => {
       const a = document.getElementById("a");
       old.layout.template = window.TEMPLATE;
       await Plotly.newPlot(a, old.data, old.layout, {});
@@ -210,12 +208,12 @@ def test_what_the_patch_cannot_draw_is_refused(page, change):
     assert got == {"patched": False, "unchanged": True}
 
 
-def test_the_frame_key_sees_a_changed_layout_or_colour_range(page):
+def test_the_frame_key_sees_a_changed_layout_or_colour_range(patch_page):
     old, new = CASES["W 4×5, diverging scale with rgb() stops, negative numbers"]
     moved = json.loads(json.dumps(new))
     moved["layout"]["title"] = {"text": "another title"}
     ranged = _with(new, zmax=9.0)
-    got = page.evaluate("""([old, moved, ranged]) => {
+    got = patch_page.evaluate("""([old, moved, ranged]) => {
       const key = frameKey(old, {}, null);
       return [key === frameKey(moved, {}, null), key === frameKey(ranged, {}, null),
               key === frameKey(old, {locale: "ja"}, null)];
@@ -223,11 +221,11 @@ def test_the_frame_key_sees_a_changed_layout_or_colour_range(page):
     assert got == [False, False, False]
 
 
-def test_after_a_patch_resize_download_and_the_next_redraw_are_right(page):
+def test_after_a_patch_resize_download_and_the_next_redraw_are_right(patch_page):
     """A resize replots from the calcdata, the PNG download draws the input figure, the next Plotly.react replots:
     each must show the patched numbers (or, for the redraw, the figure it is given), never the ones before."""
     old, new = CASES["weights 16×16 (viridis, text colour by contrast)"]
-    got = page.evaluate("""async ([old, nu]) => {
+    got = patch_page.evaluate("""async ([old, nu]) => {
       const a = document.getElementById("a"), b = document.getElementById("b");
       const copy = (x) => JSON.parse(JSON.stringify(x));
       const texts = (div) => [...div.querySelectorAll(".heatmap-label text")].map((t) => t.textContent).join("|");
@@ -250,11 +248,11 @@ def test_after_a_patch_resize_download_and_the_next_redraw_are_right(page):
     assert got == {"patched": True, "png": True, "resized": True, "back": True}
 
 
-def test_a_hover_label_on_screen_shows_the_patched_number(page):
+def test_a_hover_label_on_screen_shows_the_patched_number(patch_page):
     """The pointer rests on a cell while a slider moves: the label must follow the cell (a new-user trial saw the
     cell say 0.60 and its label 0.58)."""
     old, new = CASES["W 4×5, diverging scale with rgb() stops, negative numbers"]
-    got = page.evaluate("""async ([old, nu]) => {
+    got = patch_page.evaluate("""async ([old, nu]) => {
       const a = document.getElementById("a");
       old.layout.template = window.TEMPLATE;
       await Plotly.newPlot(a, old.data, old.layout, {});
