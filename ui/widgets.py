@@ -33,7 +33,7 @@ def chosen_option(value, options, format_func: Callable = str):
 
 def _index(value) -> int:
     """A row or column picker's session value as an index: an int, or the text Streamlit's selectbox sends back
-    when its options shrank under it ("5: 歩く", numbered from 1: see :func:`chosen_option`); anything else is 0."""
+    when its options shrank under it ("5: 5", numbered from 1: see :func:`chosen_option`); anything else is 0."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return int(value)
     m = re.match(r"\s*(\d+):", value) if isinstance(value, str) else None
