@@ -504,6 +504,31 @@ def test_x_s_last_column_picked_then_d_model_lowered_quickly_edits_nothing(page,
     assert_no_page_errors(page_errors)
 
 
+def test_the_weights_stay_put_when_charts_above_them_grow(page, page_errors, app_server):
+    """X[0, 0] 1.0 → 1.1 puts X, Q, K, V and the scores past their colour ranges: a note appears under four chart
+    titles above the weights, 50 px each. With the scores chart partly in view at the top of a 1280×720 screen, the
+    weights (and the cell a teacher points at) moved 150 px down (a new-user trial). They must stay where they are."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_qkv(page, f"{app_server}/qkv")
+    weights = page.locator(sel("qkv.fig.weights"))
+    weights.scroll_into_view_if_needed()
+    page.evaluate("() => { document.querySelector('[data-testid=stMain]').scrollTop -= 250; }")
+    page.wait_for_timeout(500)
+    top = weights.bounding_box()["y"]
+    assert 300 < top < 600, top  # the scores row above it partly in view
+    heights = page.evaluate("() => document.querySelector('.st-key-qkv-fig-X').getBoundingClientRect().height")
+    page.locator(f"{sel('qkv.cell:v')} input[type=range]").evaluate("e => e.focus({preventScroll: true})")
+    page.keyboard.press("ArrowRight")
+    X = DOG_X.copy()
+    X[0, 0] = 1.1
+    wait_chart(page, "qkv.fig.weights", weights_text(X, DOG_WQ, DOG_WK))
+    page.wait_for_timeout(500)
+    grown = page.evaluate("() => document.querySelector('.st-key-qkv-fig-X').getBoundingClientRect().height")
+    assert grown > heights, "the move must make a chart above the weights taller, else this proves nothing"
+    assert abs(weights.bounding_box()["y"] - top) <= 2, (top, weights.bounding_box()["y"])
+    assert_no_page_errors(page_errors)
+
+
 THUMB_TRACE = """(sel) => { window.__thumbs = []; const read = () => {
   const el = document.querySelector(sel + ' input[type=range]');
   if (el) window.__thumbs.push(parseFloat(el.value));

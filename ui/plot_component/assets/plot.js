@@ -158,6 +158,7 @@ async function drain() {
 function plotDiv(parent) {
   let div = parent.querySelector(":scope > .al-plot");
   if (!div) {
+    pageStyle();
     div = document.createElement("div");
     div.className = "al-plot";
     div.setAttribute("role", "figure");
@@ -216,16 +217,22 @@ function dispose(div) {
 const cssKey = (key) => `st-key-${String(key).replace(/[^a-zA-Z0-9_-]/g, "-")}`;  // as Streamlit names a keyed element
 
 // On a narrow screen st.columns put their columns one under another (Streamlit's "columns" breakpoint, 640 px):
-// a row does the same. Written once per page.
-const NARROW = "@media (max-width: 640px) { .al-row { grid-template-columns: minmax(0, 1fr) !important; } }";
+// a row does the same. And a plot div is never the browser's scroll anchor: a chart that grows (a colour-range
+// note appears under its title) while it is partly in view would otherwise be the anchor, and everything below it,
+// the weights under the pointer included, moved down with its growth (150 px on /qkv at 1280×720; a new-user
+// trial). The browser then anchors on an element outside the charts and keeps it in place. Written once per page.
+const PAGE_STYLE = "@media (max-width: 640px) { .al-row { grid-template-columns: minmax(0, 1fr) !important; } }\n"
+  + ".al-plot { overflow-anchor: none; }";
+
+function pageStyle() {
+  if (document.getElementById("al-page-style")) return;
+  const style = document.createElement("style");
+  style.id = "al-page-style";
+  style.textContent = PAGE_STYLE;
+  document.head.appendChild(style);
+}
 
 function rowGrid(holder) {
-  if (!document.getElementById("al-row-style")) {
-    const style = document.createElement("style");
-    style.id = "al-row-style";
-    style.textContent = NARROW;
-    document.head.appendChild(style);
-  }
   let grid = holder.querySelector(":scope > .al-row");
   if (!grid) {
     grid = document.createElement("div");
