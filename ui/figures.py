@@ -252,10 +252,12 @@ def _title(text: str, size: int, width_px: float, color: str = "#222", subtitle:
 
 
 def _finish(spec: dict) -> dict:
-    """What every chart shares: the toolbar reduced to download and reset (it covers less), √ drawn cleanly in the
-    legend names, axis titles and notes."""
+    """What every chart shares: the toolbar reduced to download and reset (it covers less), a zoom kept across
+    redraws, √ drawn cleanly in the legend names, axis titles and notes."""
     layout = spec["layout"]
     layout["modebar"] = {"remove": list(MODEBAR_REMOVE)}
+    # a zoom the person made (drag on the chart) outlives the next slider move; double-click still resets it
+    layout["uirevision"] = "kept"  # (plotly keeps UI-made changes while uirevision stays the same)
     for trace in spec["data"]:
         if "name" in trace:
             trace["name"] = _radicals(trace["name"])

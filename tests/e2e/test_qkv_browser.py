@@ -529,6 +529,38 @@ def test_the_weights_stay_put_when_charts_above_them_grow(page, page_errors, app
     assert_no_page_errors(page_errors)
 
 
+def test_a_zoom_on_the_weights_outlives_a_slider_move(page, page_errors, app_server):
+    """A teacher drags over part of the weights to zoom in, then moves the cell slider: the zoom stays (it was reset
+    by every move: a new-user trial) and the numbers are the new ones."""
+    open_qkv(page, f"{app_server}/qkv")
+    wait_chart(page, "qkv.fig.weights", weights_text(DOG_X, DOG_WQ, DOG_WK))
+    chart = page.locator(sel("qkv.fig.weights"))
+    chart.scroll_into_view_if_needed()
+    labels = page.locator(f"{sel('qkv.fig.weights')} .heatmap-label text")
+    a, b = labels.nth(0).bounding_box(), labels.nth(4).bounding_box()  # cells (1, 1) and (2, 2)
+    page.mouse.move(a["x"] - 10, a["y"] - 10)
+    page.mouse.down()
+    page.mouse.move(b["x"] + b["width"] + 10, b["y"] + b["height"] + 10, steps=8)
+    page.mouse.up()
+    page.wait_for_timeout(500)
+    ranges = "() => { const gd = document.querySelector('.st-key-qkv-fig-weights .js-plotly-plot'); " \
+             "return [gd._fullLayout.xaxis.range, gd._fullLayout.yaxis.range]; }"
+    zoomed = page.evaluate(ranges)
+    assert zoomed[0][1] - zoomed[0][0] < 2.5, f"the drag did not zoom: {zoomed}"
+    page.locator(f"{sel('qkv.cell:v')} input[type=range]").evaluate("e => e.focus({preventScroll: true})")
+    page.keyboard.press("ArrowLeft")  # X[0, 0] 1.0 → 0.9
+    X = DOG_X.copy()
+    X[0, 0] = 0.9
+    want = weights_text(X, DOG_WQ, DOG_WK)
+    assert poll(lambda: page.evaluate(
+        "() => [...document.querySelectorAll('.st-key-qkv-fig-weights .heatmap-label text')].map(t => t.textContent)"
+    )[:1] == want[:1], page, 10.0)
+    page.wait_for_timeout(500)
+    after = page.evaluate(ranges)
+    assert np.allclose(after, zoomed), (zoomed, after)
+    assert_no_page_errors(page_errors)
+
+
 THUMB_TRACE = """(sel) => { window.__thumbs = []; const read = () => {
   const el = document.querySelector(sel + ' input[type=range]');
   if (el) window.__thumbs.push(parseFloat(el.value));
