@@ -456,7 +456,10 @@ def choose(page, key: str, option: str) -> None:
     """Open the selectbox ``key`` with the mouse and click the option whose text is ``option``."""
     box = page.locator(f"{sel(key)} input[role=combobox]")
     box.scroll_into_view_if_needed()
-    act(page, lambda: (box.click(), page.get_by_role("option", name=option, exact=True).click()))
+    shown = page.locator(sel(key))
+    # (a rerun this fast may never show the app as "running": the shown choice is the sign it is over)
+    act(page, lambda: (box.click(), page.get_by_role("option", name=option, exact=True).click()),
+        until=lambda: option in shown.inner_text())
 
 
 def _quick_presses(page, key: str, keyname: str, n: int, param: str, want: str) -> None:
@@ -477,7 +480,7 @@ def test_picking_w_qs_last_column_then_lowering_d_k_keeps_the_page_working(page,
     choose(page, "qkv.cell:m", "W_Q")
     choose(page, "qkv.cell:j", "5: 5")
     slider = page.locator(f"{sel('qkv.cell:v')} label").first
-    assert "5" in slider.inner_text()
+    assert poll(lambda: "W_Q" in slider.inner_text() and "5" in slider.inner_text(), page, 10.0), slider.inner_text()
     _quick_presses(page, "qkv.dk", "ArrowLeft", 2, "dk", "3")
     assert_no_exception(page)
     label = slider.inner_text()
@@ -496,7 +499,8 @@ def test_x_s_last_column_picked_then_d_model_lowered_quickly_edits_nothing(page,
     size: X keeps the example's first two columns, and the slider follows the page's d_model."""
     open_qkv(page, f"{app_server}/qkv")
     choose(page, "qkv.cell:j", "4: 4")
-    assert "4" in page.locator(f"{sel('qkv.cell:v')} label").first.inner_text()
+    label = page.locator(f"{sel('qkv.cell:v')} label").first
+    assert poll(lambda: "4" in label.inner_text(), page, 10.0), label.inner_text()
     _quick_presses(page, "qkv.dm", "ArrowLeft", 2, "dm", "2")
     assert_no_exception(page)
     assert page.locator(f"{sel('qkv.dm')} input[type=range]").input_value() == "2"
