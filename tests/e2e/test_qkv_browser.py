@@ -459,7 +459,7 @@ def choose(page, key: str, option: str) -> None:
     shown = page.locator(sel(key))
     # (a rerun this fast may never show the app as "running": the shown choice is the sign it is over)
     act(page, lambda: (box.click(), page.get_by_role("option", name=option, exact=True).click()),
-        until=lambda: option in shown.inner_text())
+        until=lambda: box.input_value() == option or option in shown.inner_text())
 
 
 def _quick_presses(page, key: str, keyname: str, n: int, param: str, want: str) -> None:
