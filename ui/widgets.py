@@ -31,9 +31,15 @@ def chosen_option(value, options, format_func: Callable = str):
     return None
 
 
+def _numbered(k: int, label: str) -> str:
+    """How the cell picker shows row or column ``k`` (from 0): "3: label", numbered from 1; :func:`_index` reads
+    it back."""
+    return f"{k + 1}: {label}"
+
+
 def _index(value) -> int:
-    """A row or column picker's session value as an index: an int, or the text Streamlit's selectbox sends back
-    when its options shrank under it ("5: 5", numbered from 1: see :func:`chosen_option`); anything else is 0."""
+    """A row or column picker's session value as an index: an int, or the :func:`_numbered` text Streamlit's
+    selectbox sends back when its options shrank under it (see :func:`chosen_option`); anything else is 0."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return int(value)
     m = re.match(r"\s*(\d+):", value) if isinstance(value, str) else None
@@ -171,9 +177,8 @@ def cell_picker(key: str, labels: dict[str, tuple[list[str], list[str]]]) -> tup
     rows, cols = labels[name]
     c1, c2, c3 = st.columns([1, 1, 1])
     c1.selectbox(t("cell.matrix"), names, key=f"{key}:m")
-    c2.selectbox(t("cell.row"), list(range(len(rows))), key=f"{key}:i", format_func=lambda k: f"{k + 1}: {rows[k]}")
-    c3.selectbox(t("cell.col"), list(range(len(cols))), key=f"{key}:j", format_func=lambda k: f"{k + 1}: {cols[k]}")
-    # (the "k: label" texts are what _index() reads back)
+    c2.selectbox(t("cell.row"), list(range(len(rows))), key=f"{key}:i", format_func=lambda k: _numbered(k, rows[k]))
+    c3.selectbox(t("cell.col"), list(range(len(cols))), key=f"{key}:j", format_func=lambda k: _numbered(k, cols[k]))
     return picked_cell(key, shapes)
 
 

@@ -9,6 +9,7 @@ with plotly.js and the theme from the component's asset folder; no Streamlit ser
 """
 from __future__ import annotations
 
+import base64
 import json
 import mimetypes
 
@@ -153,7 +154,7 @@ def test_a_patched_heatmap_is_what_plotly_draws(patch_page, name):
     trace = new["data"][0]
     assert got["hoverText"] == trace["text"]
     assert got["customdata"] == trace["customdata"]
-    z = np.frombuffer(__import__("base64").b64decode(trace["z"]["bdata"])).reshape(np.shape(trace["text"]))
+    z = np.frombuffer(base64.b64decode(trace["z"]["bdata"])).reshape(np.shape(trace["text"]))
     assert np.array_equal(np.asarray(got["hoverZ"]), z)
     assert got["data"], "the chart's input data must be the new figure (the PNG download draws from it)"
     label_a, label_b = got["hoverLabels"]
@@ -181,7 +182,7 @@ def test_what_the_patch_cannot_draw_is_refused(patch_page, change):
     old, new = CASES["W 4×5, diverging scale with rgb() stops, negative numbers"]
     text = [row[:] for row in new["data"][0]["text"]]
     if change == "masked cell":
-        z = np.frombuffer(__import__("base64").b64decode(new["data"][0]["z"]["bdata"])).reshape(4, 5).copy()
+        z = np.frombuffer(base64.b64decode(new["data"][0]["z"]["bdata"])).reshape(4, 5).copy()
         z[0, 0] = np.nan
         bad = _with(new, z=z.tolist())
     elif change == "markup in a text":

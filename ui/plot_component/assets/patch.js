@@ -178,10 +178,10 @@ export function patchHeatmap(gd, data) {
   const image = layer.length === 1 ? layer[0].querySelector(":scope > image") : null;
   const labels = layer.length === 1 ? layer[0].querySelectorAll(":scope > g.heatmap-label > text") : [];
   const cells = rows.length * rows[0].length;
+  // one label per cell (plotly skips cells whose centre is outside the plot area, e.g. zoomed in: then fewer)
   if (!scale || !xa || !ya || !image || labels.length !== cells) return false;
-  // every label where a cell's centre is (plotly skips cells outside the plot area: then there would be fewer)
   if (!paint(image, cd, xa, ya, full, rows, scale)) return false;
-  const fixed = full.textfont && full.textfont.color && full.textfont.color !== "auto" ? null : true;
+  const autoColour = !(full.textfont && full.textfont.color && full.textfont.color !== "auto");
   let k = 0;
   for (let r = 0; r < rows.length; r++) {
     for (let c = 0; c < rows[r].length; c++, k++) {
@@ -189,7 +189,7 @@ export function patchHeatmap(gd, data) {
       const text = trace.text[r][c];
       if (el.textContent !== text) el.textContent = text;
       el.setAttribute("data-unformatted", text);
-      if (fixed) el.style.fill = contrast(scale(rows[r][c]));
+      if (autoColour) el.style.fill = contrast(scale(rows[r][c]));
     }
   }
   // the chart's own data: what a hover label reads (calcdata's z and text, the full trace's customdata), what a

@@ -25,7 +25,7 @@ import { frameKey, patchHeatmap } from "./patch.js";
 
 const PLOTLY_URL = new URL("./vendor/plotly-cartesian.min.js", import.meta.url).href;
 const decoder = new TextDecoder();
-// how many figures were drawn by plotly and how many patched in (patch.js), for the browser tests and benchmarks
+// how many figures were drawn by plotly and how many patched in (patch.js), for the browser tests
 const stats = (window.__attentionLabStats = window.__attentionLabStats || { drawn: 0, patched: 0 });
 
 function loadPlotly() {
