@@ -11,7 +11,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import lessons
 from lessons import link
-from ui import runtime, widgets
+from ui import draw, runtime, widgets
 from ui.i18n import DEFAULT_LANG, LANGS, t
 from ui.icon import FAVICON
 
@@ -117,6 +117,7 @@ def pages() -> list:
 
 def main() -> None:
     st.set_page_config(page_title="Attention Lab", page_icon=FAVICON, layout="wide")
+    draw.page_style()
     _language()
     nav = st.navigation(pages())
     st.session_state.pop(runtime.SHARE_KEY, None)

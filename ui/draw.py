@@ -404,18 +404,31 @@ def markdown_table(header: list[str], rows: list[list[str]], align: str = "", wr
     return "\n".join(lines)
 
 
-# A markdown table wider than its column (a phone, 16 tokens) scrolls inside its own box instead of running past the
-# column's right edge; the step strip's boxes. The only CSS of the app, written once here (see show_table).
+# The app's CSS, drawn once per run by app.py (page_style; the charts' own is written by ui/plot_component):
+# - a markdown table wider than its column (a phone, 16 tokens) scrolls inside its own box instead of running past
+#   the column's right edge; the step strip's boxes;
+# - an element waiting for a rerun to redraw it is not faded. Streamlit marks every element of a rerunning fragment
+#   "stale" at the start of the run and gives it a delayed opacity transition (1 s after 0.5 s); reruns here end long
+#   before it shows, but each transition still made the browser put the element on a layer of its own and paint it
+#   (a slider move at 16 tokens: ~50 layers, 20–33 ms of painting before the new weights were even read), and again
+#   when the transition was cancelled. The running indicator in the corner still says a run is under way.
 STYLE = ("<style>[data-testid='stMarkdownContainer']:has(> table){overflow-x:auto}"
          ".al-flow{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin:4px 0 12px}"
          ".al-step{border:2px solid;border-radius:8px;padding:4px 10px;font-weight:600;font-size:1.02rem;"
-         "background:#fff}.al-arrow{color:#666;font-size:1.2rem}</style>")
+         "background:#fff}.al-arrow{color:#666;font-size:1.2rem}"
+         ".stElementContainer[data-stale='true']{opacity:1!important;transition:none!important}</style>")
+
+
+def page_style() -> None:
+    """Draw the app's CSS (STYLE). A style-only st.html takes no room on the page (Streamlit puts it in its event
+    container), so it moves no element."""
+    st.html(STYLE)
 
 
 def show_table(header: list[str], rows: list[list[str]], align: str = "", wrap=()) -> None:
     """Draw :func:`markdown_table` (same arguments); it scrolls sideways inside its own box when wider than the
-    column. The cells are escaped, so passing the shared STYLE along as HTML lets no user text through as HTML."""
-    st.markdown(STYLE + "\n\n" + markdown_table(header, rows, align, wrap), unsafe_allow_html=True)
+    column (STYLE). The cells are escaped, and no HTML is allowed through."""
+    st.markdown(markdown_table(header, rows, align, wrap))
 
 
 # ---- numbers on screen -------------------------------------------------------------------------------------------
@@ -505,5 +518,5 @@ def pipeline_strip(steps=None) -> None:
         text = t(label) if "." in label else label
         color = F.ROLE_COLORS[role]
         boxes.append(f'<span class="al-step" style="border-color:{color};color:{color}">{html.escape(text)}</span>')
-    st.markdown(STYLE + '<div class="al-flow">' + '<span class="al-arrow">→</span>'.join(boxes) + "</div>",
-                unsafe_allow_html=True)
+    st.markdown('<div class="al-flow">' + '<span class="al-arrow">→</span>'.join(boxes) + "</div>",
+                unsafe_allow_html=True)  # the classes' look: STYLE

@@ -364,7 +364,7 @@ _CBAR_H = 12 + 6 + 20  # a horizontal colour bar under the column title: bar, ga
 
 
 def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, width_px: float, row_title: bool,
-              col_title: bool, colorbar_ticks=None, cell_px: int | None = None) -> GridPlan:
+              col_title: bool, colorbar_ticks=None, cell_px: int | None = None, em_floor=None) -> GridPlan:
     """Lay out a grid of n_rows × n_cols cells in a chart ``width_px`` wide (the top margin, for the title and notes,
     is added by the caller: ``margin["t"]`` is 0 and ``height`` leaves it out).
 
@@ -374,22 +374,33 @@ def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, wi
         row_title, col_title: whether the axes have titles.
         colorbar_ticks: the colour bar's tick texts, or None for no colour bar.
         cell_px: the cell height asked for (default from the number of rows).
+        em_floor: style → a width (em) that the widest of that style's texts reaches at least (e.g. the widest of a
+            few of them), or None. A style that could not fit even so, in the widest cell any way gives, is passed
+            over without asking ``texts_for`` (which writes every cell): the result is the same, found faster.
     Tries, in order of preference: every number style of CELL_STYLES; row labels cut at 12, 8, 6, 4 then 3 characters;
     each cell type size of CELL_FONTS; the colour bar right of the cells, then under them. Takes the first way in
     which every cell's text fits inside its cell, else the tightest way (``fits`` False).
     """
     cbar_w = max((text_px(t, SMALL_FONT) for t in colorbar_ticks or ()), default=0.0)
     bars = ("v", "h") if colorbar_ticks else ("",)
+    cuts = []  # the row labels cut at each length, with the left margin they need: the same for every style
+    for cut in (TICK_CHARS, 8, 6, 4, 3):
+        rows = [escape(x) for x in display_labels([str(x) for x in row_labels], cut)]
+        cuts.append((rows, 22 + max((text_px(x, TICK_FONT) for x in rows), default=0.0)
+                     + (_Y_TITLE_PX if row_title else 0)))
+    widest = max((width_px - left - 10) / max(n_cols, 1) for _, left in cuts)  # no colour bar at the side
+    smallest = min(CELL_FONTS)
 
     def ways():
-        for style in CELL_STYLES:
+        for k, style in enumerate(CELL_STYLES):
+            if (em_floor is not None and k < len(CELL_STYLES) - 1  # the last style is the fallback: always tried
+                    and em_floor(style) * smallest + 2 * CELL_PAD + CELL_GAP > widest):
+                continue
             texts = texts_for(style)
             shown = {x for row in texts for x in row if x}  # a heatmap repeats its texts ("0.00", "○")
             em = max((text_px(x, 1.0) for x in shown), default=0.0)
             lines = max((x.count("<br>") + 1 for x in shown), default=1)
-            for cut in (TICK_CHARS, 8, 6, 4, 3):
-                rows = [escape(x) for x in display_labels([str(x) for x in row_labels], cut)]
-                left = 22 + max((text_px(x, TICK_FONT) for x in rows), default=0.0) + (_Y_TITLE_PX if row_title else 0)
+            for rows, left in cuts:
                 for font in CELL_FONTS:
                     for bar in bars:
                         right = 10 + (_CBAR_V + cbar_w if bar == "v" else 0)
@@ -488,8 +499,14 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
             by_style[style] = [["" if v == -math.inf else cell_text(v, *style) for v in row] for row in values]
         return by_style[style]
 
+    shown = [v for row in values for v in row if v != -math.inf]  # the cells with a text
+    probe = [max(shown, key=abs), min(shown)] if shown else []  # the longest texts are likely among theirs
+
+    def em_floor(style) -> float:
+        return max((text_px(cell_text(v, *style), 1.0) for v in probe), default=0.0)
+
     plan = grid_plan(texts_for, r, c, row_labels, col_labels, width_px=width, row_title=bool(row_title),
-                     col_title=bool(col_title), colorbar_ticks=tick_texts, cell_px=cell_px)
+                     col_title=bool(col_title), colorbar_ticks=tick_texts, cell_px=cell_px, em_floor=em_floor)
     if plan.style != plain and rounded_note:
         notes.append(rounded_note)
     hover = hover or "%{customdata[0]} · %{customdata[1]}: %{text}<extra></extra>"

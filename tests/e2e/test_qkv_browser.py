@@ -452,6 +452,32 @@ def test_cell_slider_changes_the_weights(page, page_errors, app_server):
     assert_no_page_errors(page_errors)
 
 
+STALE_WATCH = """() => {
+  window.__stale = [];
+  const seen = (el) => { const cs = getComputedStyle(el);
+    window.__stale.push({opacity: cs.opacity, transition: cs.transitionDuration}); };
+  new MutationObserver((records) => { for (const r of records) {
+    if (r.target.getAttribute('data-stale') === 'true') seen(r.target); } })
+    .observe(document.body, {subtree: true, attributes: true, attributeFilter: ['data-stale']});
+}"""
+
+
+def test_elements_waiting_for_a_rerun_are_not_faded(page, page_errors, app_server):
+    """Streamlit marks the elements of a rerunning fragment stale and gives each a delayed opacity transition; the
+    app's CSS (ui/draw.py STYLE) keeps them as they are: a transition made the browser paint ~50 layers before it
+    read the new weights (16 tokens). On Streamlit's own style this reads transition 1s."""
+    open_qkv(page, f"{app_server}/qkv")
+    wait_chart(page, "qkv.fig.weights", weights_text(DOG_X, DOG_WQ, DOG_WK))
+    page.evaluate(STALE_WATCH)
+    press_slider(page, "qkv.dk", "ArrowRight", "dk")
+    press_slider(page, "qkv.cell:v", "ArrowRight")
+    seen = page.evaluate("window.__stale")
+    assert seen, "no element was marked stale during two reruns (has Streamlit changed how it marks them?)"
+    assert {(x["opacity"], x["transition"]) for x in seen} == {("1", "0s")}, seen[:5]
+    assert_no_exception(page)
+    assert_no_page_errors(page_errors)
+
+
 def choose(page, key: str, option: str) -> None:
     """Open the selectbox ``key`` with the mouse and click the option whose text is ``option``."""
     box = page.locator(f"{sel(key)} input[role=combobox]")

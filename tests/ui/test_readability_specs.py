@@ -137,6 +137,50 @@ def test_numbers_are_shortened_only_when_they_cannot_fit_and_it_is_said():
     assert wide["data"][-1]["customdata"][0][0][2] == F.cell_text(-19.34)
 
 
+@settings(max_examples=300, deadline=None)
+@given(r=st.integers(1, 16), c=st.integers(1, 16), scale=st.floats(1e-3, 1e6), width=st.floats(100, 1000),
+       masked=st.floats(0, 0.5), seed=st.integers(0, 2**16), row_title=st.booleans())
+def test_a_style_passed_over_could_not_have_fitted(r, c, scale, width, masked, seed, row_title):
+    """grid_plan skips a number style whose texts, by a few of them (em_floor), cannot fit in any way: the layout is
+    the one the full search over every style finds (the search without em_floor is the reference)."""
+    rng = np.random.default_rng(seed)
+    values = (rng.normal(size=(r, c)) * scale).tolist()
+    values = [[-math.inf if rng.random() < masked else v for v in row] for row in values]
+    rows = [str(x) for x in rng.choice(TOKENS16 + [LONG33], size=r)]
+    cols = [str(j + 1) for j in range(c)]
+    shown = [v for row in values for v in row if v != -math.inf]
+    probe = [max(shown, key=abs), min(shown)] if shown else []
+    calls = []
+
+    def texts_for(style):
+        calls.append(style)
+        return [["" if v == -math.inf else F.cell_text(v, *style) for v in row] for row in values]
+
+    def em_floor(style):
+        return max((F.text_px(F.cell_text(v, *style), 1.0) for v in probe), default=0.0)
+
+    kw = dict(width_px=width, row_title=row_title, col_title=True, colorbar_ticks=["−1", "0", "1"])
+    full = F.grid_plan(texts_for, r, c, rows, cols, **kw)
+    searched = len(calls)
+    pruned = F.grid_plan(texts_for, r, c, rows, cols, em_floor=em_floor, **kw)
+    assert pruned == full
+    assert len(calls) - searched <= searched  # never more texts written than the full search
+
+
+def test_a_narrow_chart_writes_only_the_styles_it_can_use():
+    """16 numbers across 200 px fit in no style: only the last (the fallback) has its texts written."""
+    values = [[-19.34 + k for k in range(16)] for _ in range(16)]
+    calls = []
+
+    def texts_for(style):
+        calls.append(style)
+        return [[F.cell_text(v, *style) for v in row] for row in values]
+
+    plan = F.grid_plan(texts_for, 16, 16, TOKENS16, [str(j) for j in range(16)], width_px=200, row_title=True,
+                       col_title=True, em_floor=lambda style: F.text_px(F.cell_text(-19.34, *style), 1.0))
+    assert calls == [F.CELL_STYLES[-1]] and not plan.fits
+
+
 @pytest.mark.parametrize("n, width", [(3, 263), (5, 402), (8, 402), (8, 484), (16, 820)])
 def test_need_says_where_two_decimals_fit(n, width):
     """grid_need (what pages use to put charts side by side) agrees with the layout: at the width it asks for, the
