@@ -11,7 +11,7 @@ import html
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 
 import numpy as np
@@ -353,6 +353,8 @@ class GridPlan:
     cell_h: int
     height: int
     fits: bool
+    cell_h_min: int = 0  # the lowest cell its numbers fit in (a title's notes may take the cells down to it)
+    lines: int = 1  # lines of the tallest cell text
 
 
 CELL_PAD = 2  # px between a cell's number and its edge (each side)
@@ -413,12 +415,29 @@ def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, wi
             break
     style, texts, lines, rows, left, font, bar, right, cell_w, fits = way
     cols, x_angle, x_depth = fit_tick_labels(col_labels, cell_w)
-    line_h = font * (LINE_EM + NEXT_LINE_EM * (lines - 1))
-    cell_h = max(cell_px or max(34, min(60, int(420 / max(n_rows, 1)))), math.ceil(line_h) + 2 * CELL_PAD + CELL_GAP)
+    lowest = _lowest_cell(font, lines)
+    cell_h = max(cell_px or max(34, min(60, int(420 / max(n_rows, 1)))), lowest)
     bottom = math.ceil(18 + x_depth + (_X_TITLE_PX if col_title else 8) + (_CBAR_H if bar == "h" else 0))
     margin = {"l": math.ceil(left), "r": math.ceil(right), "t": 0, "b": bottom}
     return GridPlan(font, style, texts, rows, cols, x_angle, x_depth, bar, margin, cell_w, cell_h,
-                    int(n_rows * cell_h + bottom), fits)
+                    int(n_rows * cell_h + bottom), fits, lowest, lines)
+
+
+def _lowest_cell(font: int, lines: int) -> int:
+    """The height (px) of the lowest cell a text of ``lines`` lines at ``font`` px fits in."""
+    return math.ceil(font * (LINE_EM + NEXT_LINE_EM * (lines - 1))) + 2 * CELL_PAD + CELL_GAP
+
+
+def _room_for_notes(plan: GridPlan, extra: float) -> GridPlan:
+    """``plan`` with cells that can give ``extra`` px (the notes under a title) to the title: the largest cell font,
+    not larger than the plan's, whose text still fits a cell that much lower (16 rows of 34 px at 18 px give 16 px,
+    at 16 px 64); the smallest font when none does (the chart then grows by the rest: see _grid_layout)."""
+    n_rows = len(plan.row_labels)
+    fonts = [f for f in CELL_FONTS if f <= plan.font] or [plan.font]
+    for font in fonts:
+        if n_rows * (plan.cell_h - _lowest_cell(font, plan.lines)) >= extra:
+            break
+    return replace(plan, font=font, cell_h_min=_lowest_cell(font, plan.lines))
 
 
 def grid_need(texts, row_labels, col_labels, *, colorbar_top: float | None, row_title: bool = True) -> float:
@@ -509,6 +528,9 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
                      col_title=bool(col_title), colorbar_ticks=tick_texts, cell_px=cell_px, em_floor=em_floor)
     if plan.style != plain and rounded_note:
         notes.append(rounded_note)
+    if notes:  # their room comes out of the cells (the chart keeps its height: _grid_layout)
+        extra = _title(title, 18, width, subtitle="<br>".join(notes))[1] - _title(title, 18, width)[1]
+        plan = _room_for_notes(plan, extra)
     hover = hover or "%{customdata[0]} · %{customdata[1]}: %{text}<extra></extra>"
     if plan.style != plain:  # the cells are shortened: the hover keeps 2 decimals
         hover = hover.replace("%{text}", "%{customdata[2]}")
@@ -529,6 +551,11 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
         "z": finite, **scale, "type": "heatmap",
     })
     layout = _grid_layout(plan, title, ROLE_COLORS.get(role, "#222"), notes, row_title, col_title, width)
+    plot_h = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    if plan.colorbar == "v" and plot_h < r * first_h:  # cells made lower for a note: ticks for the shorter bar,
+        widest = max((text_px(x, SMALL_FONT) for x in tick_texts), default=0.0)  # none wider than the margin holds
+        colorbar["tickvals"], colorbar["ticktext"] = _ticks(
+            lo, hi, 0.9 * plot_h, lambda x: SMALL_FONT * LINE_EM if text_px(x, SMALL_FONT) <= widest else math.inf)
     if highlight_row is not None and 0 <= highlight_row < r:
         layout["shapes"] = [{"fillcolor": "rgba(0,0,0,0)", "line": {"color": ROLE_COLORS["Q"], "width": 4},
                              "type": "rect", "x0": -0.5, "x1": c - 0.5, "y0": highlight_row - 0.5,
@@ -541,9 +568,17 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
 
 def _grid_layout(plan: GridPlan, title: str, color: str, notes, row_title: str, col_title: str,
                  width: float) -> dict:
-    """The layout of a heatmap or mask grid laid out by ``plan``: title (and notes under it), axes, size."""
+    """The layout of a heatmap or mask grid laid out by ``plan``: title (and notes under it), axes, size.
+
+    Notes take their room from the cells, down to the lowest cell the numbers fit in (``plan.cell_h_min``): the chart
+    keeps the height it has without them, so a note that appears while a slider moves (a value past the colour range)
+    moves nothing below the chart, such as the weights under the pointer."""
     title_d, top = _title(title, 18, width, color, subtitle="<br>".join(notes))
     n_rows, n_cols = len(plan.row_labels), len(plan.col_labels)
+    height = plan.height + top
+    if notes:
+        plain_top = _title(title, 18, width, color)[1]
+        height = max(plan.height + plain_top, height - n_rows * (plan.cell_h - max(plan.cell_h_min, 1)))
     return {
         "title": title_d, "margin": {**plan.margin, "t": top}, "font": {"family": FONT, "size": 14},
         "xaxis": {"showgrid": False, "side": "bottom", "tickangle": plan.x_angle, "tickfont": {"size": TICK_FONT},
@@ -552,7 +587,7 @@ def _grid_layout(plan: GridPlan, title: str, color: str, notes, row_title: str, 
         "yaxis": {"autorange": "reversed", "showgrid": False, "tickfont": {"size": TICK_FONT},
                   "ticktext": plan.row_labels, "tickvals": list(range(n_rows)), "title": {"text": row_title},
                   "zeroline": False},
-        "height": plan.height + top, "plot_bgcolor": "white", "paper_bgcolor": "white",
+        "height": height, "plot_bgcolor": "white", "paper_bgcolor": "white",
     }
 
 

@@ -257,6 +257,27 @@ def test_a_value_past_the_range_widens_it_and_says_so():
     assert titled["layout"]["title"]["subtitle"]["text"] == "±2 → ±5"
 
 
+@pytest.mark.parametrize("n, width", [(3, 300), (3, 263), (4, 263), (16, 402), (16, 820), (1, 300)])
+def test_a_range_note_keeps_the_chart_height_and_the_numbers_fit(n, width):
+    """A note under the title (a value past the lesson's range) takes its room from the cells: the chart is as tall
+    as without it, so nothing under it moves; the numbers still fit their lower cells (at 16 rows in a smaller type,
+    14 px or more). Only when the cells cannot give enough room (one row) does the chart grow, by what they could
+    not give."""
+    toks = TOKENS16[:n]
+    inside = np.full((n, 4), 0.5)
+    past = inside.copy()
+    past[0, 0] = 3.0
+    plain, noted = (_spec(M, toks, ["1", "2", "3", "4"], width, zmax=1.0) for M in (inside, past))
+    assert "±" not in str(plain["layout"]["title"]) and "±1 → ±5" in noted["layout"]["title"]["subtitle"]["text"]
+    assert noted["layout"]["margin"]["t"] > plain["layout"]["margin"]["t"]
+    assert _fits(noted) >= 14
+    if n > 1:
+        assert noted["layout"]["height"] == plain["layout"]["height"]
+    else:  # one row of 60 px gives what it can (a cell of 14 px numbers is 27 px): it grows by less than the note
+        grown = noted["layout"]["height"] - plain["layout"]["height"]
+        assert 0 <= grown < noted["layout"]["margin"]["t"] - plain["layout"]["margin"]["t"]
+
+
 @pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda x: x.key)
 def test_every_lesson_has_ranges_for_its_default_state(lesson):
     found = lesson.ranges(lesson.default_state())
