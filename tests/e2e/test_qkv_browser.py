@@ -448,6 +448,7 @@ def test_cell_slider_changes_the_weights(page, page_errors, app_server):
     hover.wait_for(timeout=5000)
     shown = hover.text_content()
     assert after[0] != before[0] and after[0] in shown and before[0] not in shown, (before[0], after[0], shown)
+    assert shown.count("犬") == 2, shown  # row 犬 · column 犬: the labels the payload sends once (alGrid)
     shot(page, "03_weights_cell", page.locator(sel("qkv.fig.weights")))
     assert_no_exception(page)
     assert_no_page_errors(page_errors)

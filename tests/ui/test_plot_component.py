@@ -93,3 +93,54 @@ def test_apptest_runs_do_not_pause(monkeypatch):
     at.run()
     assert not at.exception and plot_component.charts(at)
     assert calls == []
+
+
+# ---- a heatmap's labels sent once (compact_trace) -----------------------------------------------------------------
+def _ready(M, **kw):
+    import numpy as np
+
+    from ui import draw
+    from ui import figures as F
+
+    toks = ["犬", "が", "歩く", "犬"][: np.shape(M)[0]]
+    return draw._ready(F.heatmap_spec(np.asarray(M, dtype=float), toks, [str(j + 1) for j in range(np.shape(M)[1])],
+                                      title="T", rounded_note="r", **kw))
+
+
+@pytest.mark.parametrize("case", ["plain", "masked", "shortened"])
+def test_compact_labels_decode_to_the_figure_plotly_would_get(case):
+    import numpy as np
+
+    M = np.array([[1.0, -2.5, 0.0], [0.25, 3.0, -1.0], [2.0, 0.5, 1.5], [0.0, 1.0, 2.0]])
+    if case == "masked":
+        M = np.where(np.tril(np.ones((4, 3))) > 0, M, -np.inf)
+    ready = _ready(M * (1234.5 if case == "shortened" else 1.0), width_px=140 if case == "shortened" else 500)
+    cd = ready["data"][-1]["customdata"]
+    assert cd[1][2][:2] == ["が", "3"]  # the figure as built: [row label, column label, number] per cell
+    sent = plot_component.payload(ready, {})
+    got = plot_component.decode(sent)["figure"]["data"]
+    assert [t.get("customdata") for t in got] == [t.get("customdata") for t in ready["data"]]
+    assert b'"alGrid"' in sent and '"犬","が","歩く","犬"'.encode() in sent  # the labels once each
+    if case == "masked":  # a masked cell's text is empty, its hover number "−∞": the numbers go as a grid of their own
+        assert ready["data"][-1]["text"][0][2] == "" and cd[0][2][2] == "−∞"
+
+
+def test_compact_labels_make_a_16_token_heatmap_much_smaller(monkeypatch):
+    import numpy as np
+
+    from ui import draw
+    from ui import figures as F
+
+    toks = [f"t{k}" for k in range(16)]
+    ready = draw._ready(F.heatmap_spec(np.random.default_rng(0).normal(size=(16, 16)), toks, toks, width_px=700))
+    sent = len(plot_component.payload(ready, {}))
+    monkeypatch.setattr(plot_component, "compact_trace", lambda trace: trace)
+    whole = len(plot_component.payload(ready, {}))
+    assert sent < 0.8 * whole, (sent, whole)  # 9.2 vs 12.3 kB: each cell sent its two labels again
+
+
+def test_other_customdata_is_sent_as_it_is():
+    trace = {"type": "bar", "customdata": ["a", "b"], "y": [1, 2]}
+    assert plot_component.compact_trace(trace) is trace
+    odd = {"type": "heatmap", "customdata": [[["a", "1"], ["b", "2"]]], "z": [[1, 2]]}  # row labels differ in a row
+    assert plot_component.compact_trace(odd) is odd

@@ -179,11 +179,23 @@ function plotDiv(parent) {
 }
 
 // ---- one chart in its plot div --------------------------------------------------------------------------------
+// A heatmap's customdata may come as its grid of labels, each label once (ui.plot_component.compact_trace):
+// {"alGrid": {"rows", "cols", "third"}} stands for cell (i, j) = [rows[i], cols[j]] (+ third[i][j], or the trace's
+// text when third is "text"). Written out here, before plotly (or patch.js) sees the figure.
+function expandGrid(trace) {
+  const grid = trace.customdata && trace.customdata.alGrid;
+  if (!grid) return trace;
+  const third = grid.third === "text" ? trace.text : grid.third;
+  const customdata = grid.rows.map((r, i) => grid.cols.map((c, j) => (third ? [r, c, third[i][j]] : [r, c])));
+  return { ...trace, customdata };
+}
+
 function show(div, msg, text) {
   const state = div.__attentionLab;
   if (text === state.text) return;  // the same figure again: nothing to redraw
   state.text = text;
-  const { figure, config, label, theme, first } = msg;
+  const { config, label, theme, first } = msg;
+  const figure = { ...msg.figure, data: (msg.figure.data || []).map(expandGrid) };
   const layout = figure.layout || {};
   div.setAttribute("aria-label", label || "");
   if (layout.height) div.style.height = `${layout.height}px`;  // the chart's height, reserved before plotly runs
