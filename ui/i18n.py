@@ -1,6 +1,7 @@
 """Language tables: t(key, **fmt) over assets/i18n/{ja,en}.toml. Japanese is the default language."""
 from __future__ import annotations
 
+import threading
 import tomllib
 from functools import cache
 from pathlib import Path
@@ -38,15 +39,31 @@ def table(lang: str) -> dict[str, str]:
     return out
 
 
+_run = threading.local()  # the language read in this thread's current script run: (the run's cursors, language)
+
+
 def current_lang() -> str:
-    """The language of this session ("ja" unless the user chose otherwise); "ja" outside Streamlit."""
+    """The language of this session ("ja" unless the user chose otherwise); "ja" outside Streamlit.
+
+    Read from the session state once per script run (a page asks ~120 times per rerun, ~3 µs each through
+    st.session_state): a run is told apart by its ScriptRunContext's cursors, a new dict at the start of every run.
+    The language only changes between runs (the sidebar's radio, or app.py before anything is written)."""
     try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx(suppress_warning=True)
+        seen = getattr(_run, "seen", None)
+        if ctx is not None and seen is not None and seen[0] is ctx.cursors:
+            return seen[1]
         import streamlit as st
 
-        lang = st.session_state.get("lang", DEFAULT_LANG)
+        chosen = st.session_state.get("lang")
+        lang = chosen if chosen in LANGS else DEFAULT_LANG
+        if ctx is not None and chosen is not None:  # (before app.py has set it on a first visit: not kept)
+            _run.seen = (ctx.cursors, lang)
+        return lang
     except Exception:  # outside a Streamlit run (unit tests of figure builders)
-        lang = DEFAULT_LANG
-    return lang if lang in LANGS else DEFAULT_LANG
+        return DEFAULT_LANG
 
 
 def t(key: str, /, lang: str | None = None, **fmt) -> str:
