@@ -230,6 +230,9 @@ def _radicals(text: str) -> str:
                               "√</span>") if "√" in text else text
 
 
+TITLE_PAD_PX = 12  # a short title's top edge in a chart without notes (measured in Chromium: within 0.5 px)
+
+
 def _title(text: str, size: int, width_px: float, color: str = "#222", subtitle: str = "") -> tuple[dict, int]:
     """A chart's title, left, clear of the toolbar at the top right: a title that would reach under it starts
     below it. Returns (the title dict, the top margin it needs)."""
@@ -248,6 +251,9 @@ def _title(text: str, size: int, width_px: float, color: str = "#222", subtitle:
     if subtitle:
         title["subtitle"] = {"font": {"size": 14, "color": "#444"}, "text": _radicals(subtitle)}
         top += int(text_height_px(subtitle, 14)) + 12
+        if "pad" not in title:  # where plotly puts the title without a note (centred in the 50 px): it stays there,
+            # level with its neighbours' titles, when a note comes (plotly centres title and note together)
+            title.update({"y": 1, "yanchor": "top", "yref": "container", "pad": {"t": TITLE_PAD_PX}})
     return title, top
 
 
@@ -546,9 +552,9 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
                     "tickvals": tick_vals, "x": 1, "xanchor": "left", "xpad": 8}
     trace = {"colorbar": colorbar, "colorscale": _colorscale(WEIGHTS_SCALE if weights else DIVERGING_SCALE)}
     trace.update({
-        "customdata": custom, "hovertemplate": hover, "text": plan.texts, "textfont": {"size": plan.font},
-        "texttemplate": "%{text}", "x": list(range(c)), "xgap": CELL_GAP, "y": list(range(r)), "ygap": CELL_GAP,
-        "z": finite, **scale, "type": "heatmap",
+        "customdata": custom, "hoverongaps": False, "hovertemplate": hover, "text": plan.texts,
+        "textfont": {"size": plan.font}, "texttemplate": "%{text}", "x": list(range(c)), "xgap": CELL_GAP,
+        "y": list(range(r)), "ygap": CELL_GAP, "z": finite, **scale, "type": "heatmap",
     })
     layout = _grid_layout(plan, title, ROLE_COLORS.get(role, "#222"), notes, row_title, col_title, width)
     plot_h = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
@@ -594,7 +600,10 @@ def _grid_layout(plan: GridPlan, title: str, color: str, notes, row_title: str, 
 def _flat_cells(where: np.ndarray, color: str, label: str, custom, hover: str, r: int, c: int, font: int) -> dict:
     """A heatmap trace that paints the cells ``where`` (r, c) bool in one colour, each written ``label``."""
     z = np.where(where, 1.0, np.nan)
-    return {"colorscale": [[0.0, color], [1.0, color]], "customdata": custom, "hovertemplate": hover,
+    # hoverongaps off here and on the numbers' trace: a cell that is a gap (NaN) in the trace on top is answered by
+    # the trace that draws it, not by the gap (a masked score's label read "masked score " with no number)
+    return {"colorscale": [[0.0, color], [1.0, color]], "customdata": custom, "hoverongaps": False,
+            "hovertemplate": hover,
             "showscale": False, "text": [[label if w else "" for w in row] for row in where.tolist()],
             "textfont": {"color": "#333333", "size": font}, "texttemplate": "%{text}",
             "x": list(range(c)), "xgap": CELL_GAP, "y": list(range(r)), "ygap": CELL_GAP, "z": z, "zmax": 1.0,

@@ -60,6 +60,36 @@ def test_causal_switch_on_the_qkv_page_zeroes_the_upper_triangle(page, page_erro
     assert_no_page_errors(page_errors)
 
 
+def hover_label(page, chart: str, index: int) -> str:
+    """The hover label shown with the pointer on cell text ``index`` (page order, every trace) of ``chart``."""
+    label = page.locator(f"{sel(chart)} .heatmap-label text").nth(index)
+    label.scroll_into_view_if_needed()
+    box = label.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2 - 4, box["y"] + box["height"] / 2 - 4)
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=3)
+    hover = page.locator(f"{sel(chart)} .hoverlayer .hovertext")
+    hover.wait_for(timeout=5000)
+    return hover.text_content()
+
+
+def test_a_masked_cell_and_an_open_cell_say_their_value_on_hover(page, page_errors, app_server):
+    """The grey −∞ cells are a trace under the numbers' trace, which has a gap (NaN) there: the pointer on one showed
+    the gap's label ("masked score" with no value; a new-user trial). Each cell now answers with the trace that
+    draws it, on the Q·K·V page's masked scores and the masks page's additive mask (0 or −∞)."""
+    open_page(page, app_server + "/qkv?lang=en", "qkv.fig.weights")
+    click_toggle(page, "qkv.causal")
+    page.locator(f"{sel('qkv.fig.masked')} .heatmap-label text").first.wait_for(timeout=20_000)
+    texts = cells(page, "qkv.fig.masked")
+    k = texts.index("−∞")  # the first grey cell in page order (its trace is drawn first)
+    label = hover_label(page, "qkv.fig.masked", k)
+    assert "−∞" in label, label
+    open_page(page, app_server + "/masks?lang=en", "masks.fig.weights")
+    zeros = [i for i, x in enumerate(cells(page, "masks.fig.mask_add")) if x == "0"]
+    label = hover_label(page, "masks.fig.mask_add", zeros[0])
+    assert label.rstrip().endswith("0"), label
+    assert_no_page_errors(page_errors)
+
+
 def test_masks_page_causal_switch_and_a_row_with_nothing_to_attend_to(page, page_errors, app_server):
     open_page(page, app_server + "/masks?lang=en", "masks.fig.weights")
     n = 5

@@ -553,6 +553,8 @@ def test_the_weights_stay_put_when_notes_appear_above_them(page, page_errors, ap
     assert 300 < top < 700, top  # the weights on screen, the scores row above them
     x_chart = page.locator(sel("qkv.fig.X"))
     height = x_chart.bounding_box()["height"]
+    title = x_chart.locator(".gtitle").first
+    title_y = title.bounding_box()["y"]  # level with W_Q's title beside it; it dropped 25 px under a note
     page.locator(f"{sel('qkv.cell:v')} input[type=range]").evaluate("e => e.focus({preventScroll: true})")
     for key, x00, noted in (("ArrowRight", 1.1, True), ("ArrowLeft", 1.0, False)):
         page.keyboard.press(key)
@@ -565,6 +567,7 @@ def test_the_weights_stay_put_when_notes_appear_above_them(page, page_errors, ap
         assert ("±" in note) == noted, note  # the range note is there (then gone): else this proves nothing
         assert abs(x_chart.bounding_box()["height"] - height) <= 1, (height, x_chart.bounding_box()["height"])
         assert abs(weights.bounding_box()["y"] - top) <= 2, (key, top, weights.bounding_box()["y"])
+        assert abs(title.bounding_box()["y"] - title_y) <= 1, (key, title_y, title.bounding_box()["y"])
     assert_no_page_errors(page_errors)
 
 
