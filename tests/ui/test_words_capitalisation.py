@@ -37,3 +37,12 @@ def test_the_rule_sees_the_labels_it_is_about():
             "fig.mask_bool.hover", "masks.start.none", "scaling.book.dim_1", "qkv.tbl.weight"} <= set(keys)
     assert starts_wrong("value") and starts_wrong("density") and not starts_wrong("Value")
     assert not starts_wrong("d_k (log scale)") and not starts_wrong("× share {p}") and not starts_wrong("犬")
+
+
+def test_each_line_of_an_english_hover_label_starts_with_a_capital_letter():
+    """A hover label is a few labels, one a line ("Token 犬" / "Dimension 1" / "Value 1.03"): each line starts the way a
+    label does (a new-user trial read "Token … / dimension … / value …" as mixed capitals)."""
+    en = table("en")
+    wrong = {k: v for k, v in en.items() if k.endswith("hover")
+             for line in v.split("<br>")[1:] if starts_wrong(line)}
+    assert wrong == {}
