@@ -70,6 +70,16 @@ def escape(label: str) -> str:
     return html.escape(str(label), quote=False)
 
 
+def hover_names(labels) -> list[str]:
+    """Row or column labels for hover texts, escaped: numbered by position ("5: the") when a label is repeated, so
+    the pointer tells which of the four "the" a cell belongs to (the axis ticks are placed by position; a hover label
+    has no position of its own). Labels that are all different are shown as they are."""
+    texts = [str(x) for x in labels]
+    if len(set(texts)) == len(texts):
+        return [escape(x) for x in texts]
+    return [f"{k + 1}: {escape(x)}" for k, x in enumerate(texts)]
+
+
 TICK_CHARS = 12
 """Longest axis label: a longer token is cut with "…" on the axis (its full text is in the hover)."""
 
@@ -498,8 +508,7 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
     finite = np.where(np.isfinite(A), A, np.nan)
     masked = np.isneginf(A)
     values = A.tolist()
-    rows = [escape(x) for x in row_labels]
-    cols = [escape(x) for x in col_labels]
+    rows, cols = hover_names(row_labels), hover_names(col_labels)
     plain = CELL_STYLES[0]
     by_style: dict = {plain: [[cell_text(v) for v in row] for row in values]}  # 2 decimals, "−∞" for masked
     custom = [[[rows[i], cols[j], by_style[plain][i][j]] for j in range(c)] for i in range(r)]  # labels, value
@@ -619,8 +628,7 @@ def mask_spec(mask, row_labels, col_labels, *, title: str = "", row_title: str =
     m = np.asarray(mask, dtype=bool)
     r, c = m.shape
     width = float(width_px or REF_COLUMN_PX)
-    rows = [escape(x) for x in row_labels]
-    cols = [escape(x) for x in col_labels]
+    rows, cols = hover_names(row_labels), hover_names(col_labels)
     custom = [[[rows[i], cols[j]] for j in range(c)] for i in range(r)]
     hover = hover or "%{customdata[0]} · %{customdata[1]}: %{text}<extra></extra>"
     texts = [[yes if v else no for v in row] for row in m.tolist()]
@@ -727,7 +735,7 @@ def bars_spec(values, labels, *, title: str = "", color: str = ROLE_COLORS["weig
     v = np.array(values, dtype=np.float64)  # a copy: the figure must not follow later changes of the caller's array
     width = float(width_px or REF_COLUMN_PX)
     n = len(v)
-    names = [escape(x) for x in labels]
+    names = hover_names(labels)
     text = [_pct(x) for x in v.tolist()] if percent else [fmt_num(x) for x in v.tolist()]
     left = 10 + _VALUE_AXIS_PX + (_AXIS_TITLE_PX if axis_title else 0)
     slot = (width - left - 10) / max(n, 1)

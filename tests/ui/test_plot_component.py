@@ -116,11 +116,11 @@ def test_compact_labels_decode_to_the_figure_plotly_would_get(case):
         M = np.where(np.tril(np.ones((4, 3))) > 0, M, -np.inf)
     ready = _ready(M * (1234.5 if case == "shortened" else 1.0), width_px=140 if case == "shortened" else 500)
     cd = ready["data"][-1]["customdata"]
-    assert cd[1][2][:2] == ["が", "3"]  # the figure as built: [row label, column label, number] per cell
+    assert cd[1][2][:2] == ["2: が", "3"]  # as built: [row label (numbered: 犬 twice), column label, number]
     sent = plot_component.payload(ready, {})
     got = plot_component.decode(sent)["figure"]["data"]
     assert [t.get("customdata") for t in got] == [t.get("customdata") for t in ready["data"]]
-    assert b'"alGrid"' in sent and '"犬","が","歩く","犬"'.encode() in sent  # the labels once each
+    assert b'"alGrid"' in sent and '"1: 犬","2: が","3: 歩く","4: 犬"'.encode() in sent  # the labels once each
     if case == "masked":  # a masked cell's text is empty, its hover number "−∞": the numbers go as a grid of their own
         assert ready["data"][-1]["text"][0][2] == "" and cd[0][2][2] == "−∞"
 

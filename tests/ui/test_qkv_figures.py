@@ -71,8 +71,16 @@ def test_k09_duplicates_are_not_merged():
     assert list(fig.layout.yaxis.ticktext) == K09
     assert len(fig.layout.xaxis.tickvals) == 5 and len(fig.layout.yaxis.tickvals) == 5
     assert np.asarray(h.z).shape == (5, 5)
-    # hover data names each cell by its own row/column label
-    assert h.customdata[2][0][0] == "犬" and h.customdata[3][4][1] == "見る"
+    # hover data names each cell by its own row/column label, numbered by position as the labels repeat ("which 犬?")
+    assert h.customdata[2][0][0] == "3: 犬" and h.customdata[0][0][0] == "1: 犬" and h.customdata[3][4][1] == "5: 見る"
+
+
+def test_hover_names_number_repeated_labels_only():
+    assert F.hover_names(["犬", "が", "歩く"]) == ["犬", "が", "歩く"]
+    assert F.hover_names(["the", "cat", "the"]) == ["1: the", "2: cat", "3: the"]
+    assert F.hover_names(["<b>", "<b>"]) == ["1: &lt;b&gt;", "2: &lt;b&gt;"]  # still escaped
+    bars = F.bars_spec([0.5, 0.5], ["the", "the"])
+    assert bars["data"][0]["customdata"] == ["1: the", "2: the"]
 
 
 def test_bars_k09_duplicates_by_position():
