@@ -402,4 +402,6 @@ def test_the_notes_under_a_title_fit_the_chart(lang, width):
     lines = text.split("<br>")
     assert all(F.text_px(line, 14) <= width - 24 for line in lines), (width, lines)
     said = "".join(lines).replace(" ", "").replace("\u00a0", "")  # every word of the note is still there
-    assert words["fig.note.range_widened"].format(base="2", new="10").replace(" ", "") in said
+    assert words["fig.note.range_widened"].format(base="2", new="10").replace(" ", "").replace("\u00a0", "") in said
+    # no line starts with a particle or closing punctuation (it read 「…±2 / に広げました」: a new-user trial)
+    assert not any(line.lstrip(" \u00a0").startswith(tuple("をにがはのでとへや、。）")) for line in lines), lines
