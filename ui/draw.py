@@ -305,6 +305,7 @@ def show_mask(name: str, mask, rows, cols, *, additive: bool = False, title: str
     yes, no = ("0", "−∞") if additive else (t("fig.mask_bool.yes"), t("fig.mask_bool.no"))
     show_figure(F.mask_spec(mask, [str(r) for r in rows], [str(c) for c in cols], title=title or title_,
                             row_title=row_title, col_title=col_title, hover=hover, yes=yes, no=no,
+                            yes_word=t("fig.mask_bool.yes_word"), no_word=t("fig.mask_bool.no_word"),
                             width_px=slot_width()), key=key, caption=caption)
 
 

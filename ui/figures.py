@@ -621,15 +621,17 @@ def _flat_cells(where: np.ndarray, color: str, label: str, custom, hover: str, r
 
 def mask_spec(mask, row_labels, col_labels, *, title: str = "", row_title: str = "", col_title: str = "",
               hover: str = "", yes: str = "✓", no: str = "✗", cell_px: int | None = None,
-              width_px: float | None = None) -> dict:
+              width_px: float | None = None, yes_word: str = "", no_word: str = "") -> dict:
     """A boolean mask (r, c) as a grid: allowed cells (True) white, written ``yes``; hidden cells (False) grey,
     written ``no`` (for the additive form, yes = "0" and no = "−∞"). Row 0 on top; tokens placed by position.
-    Laid out for ``width_px`` like :func:`heatmap_spec` (no colour bar)."""
+    Laid out for ``width_px`` like :func:`heatmap_spec` (no colour bar). Hover data per cell: [row label, column
+    label, ``yes_word`` or ``no_word``] (what the mark means, e.g. "may attend" / "hidden": %{customdata[2]})."""
     m = np.asarray(mask, dtype=bool)
     r, c = m.shape
     width = float(width_px or REF_COLUMN_PX)
     rows, cols = hover_names(row_labels), hover_names(col_labels)
-    custom = [[[rows[i], cols[j]] for j in range(c)] for i in range(r)]
+    words = (no_word, yes_word)  # what a cell means, for the hover (%{customdata[2]}): "may attend" / "hidden"
+    custom = [[[rows[i], cols[j], words[v]] for j, v in enumerate(row)] for i, row in enumerate(m.tolist())]
     hover = hover or "%{customdata[0]} · %{customdata[1]}: %{text}<extra></extra>"
     texts = [[yes if v else no for v in row] for row in m.tolist()]
     plan = grid_plan(lambda style: texts, r, c, row_labels, col_labels, width_px=width, row_title=bool(row_title),
