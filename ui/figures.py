@@ -332,8 +332,10 @@ def fit_tick_labels(labels, slot_px: float, size: int = TICK_FONT, max_chars: in
     if texts == whole and _spaced(widths, slot_px):
         return texts, 0, size * LINE_EM
     if wrap > 1:  # whole labels on up to ``wrap`` lines rather than cut on one
-        wrapped = [x if text_px(x, size) <= slot_px - 4 else _wrap(str(lab), slot_px - 4, size, wrap)
-                   for x, lab in zip(whole, labels)]
+        # broken at spaces, or between characters of Japanese; never inside a Latin word ("Anim/als")
+        wrapped = [x if text_px(x, size) <= slot_px - 4
+                   else _wrap(str(lab), slot_px - 4, size, wrap) if " " in str(lab) or not str(lab).isascii()
+                   else None for x, lab in zip(whole, labels)]
         if all(w is not None for w in wrapped) and _spaced([text_px(w, size) for w in wrapped], slot_px):
             return wrapped, 0, max(text_height_px(w, size) for w in wrapped)
     if _spaced(widths, slot_px):

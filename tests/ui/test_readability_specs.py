@@ -405,3 +405,14 @@ def test_the_notes_under_a_title_fit_the_chart(lang, width):
     assert words["fig.note.range_widened"].format(base="2", new="10").replace(" ", "").replace("\u00a0", "") in said
     # no line starts with a particle or closing punctuation (it read 「…±2 / に広げました」: a new-user trial)
     assert not any(line.lstrip(" \u00a0").startswith(tuple("をにがはのでとへや、。）")) for line in lines), lines
+
+
+@pytest.mark.parametrize("slot", [30.0, 45.0, 60.0])
+def test_a_latin_word_is_never_broken_inside_on_an_axis(slot):
+    """Axis labels may go onto two lines at spaces, or between characters of Japanese, but a Latin word stays whole
+    ("Anim/als", "Cooki/ng" on the scaling page at 1280 px: a new-user trial); it is cut or turned upright instead."""
+    labels = ["Animals", "Cooking", "Night sky guide", "東京スカイツリー"]
+    texts, _, _ = F.fit_tick_labels(labels, slot, size=16, wrap=2)
+    for text, word in zip(texts, ["Animals", "Cooking"]):
+        assert "<br>" not in text and text.rstrip("…") == word[:len(text.rstrip("…"))], text
+    assert all(len(line.split(" ")[0]) > 1 for line in texts[2].split("<br>")), texts[2]  # broken at a space
