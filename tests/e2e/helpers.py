@@ -103,6 +103,18 @@ def cells(page, key: str) -> list[str]:
     return page.locator(f"{sel(key)} .heatmap-label text").all_text_contents()
 
 
+def hover_label(page, key: str, index: int = 0) -> str:
+    """The hover label shown with the pointer on cell text ``index`` (page order, every trace) of heatmap ``key``."""
+    label = page.locator(f"{sel(key)} .heatmap-label text").nth(index)
+    label.scroll_into_view_if_needed()
+    box = label.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2 - 4, box["y"] + box["height"] / 2 - 4)
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=3)
+    hover = page.locator(f"{sel(key)} .hoverlayer .hovertext")
+    hover.wait_for(timeout=5000)
+    return hover.text_content()
+
+
 def chart_copies(page, key: str) -> int:
     """How many copies of a keyed chart the page holds: 1 at rest; 2 for a moment while a changed figure is
     mounted anew (st.plotly_chart gives a changed figure a new element) and the old one is not yet removed."""

@@ -7,7 +7,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .helpers import APP_READY, assert_no_exception, assert_no_page_errors, cells, sel, wait_chart, wait_for_app
+from .helpers import (
+    APP_READY,
+    assert_no_exception,
+    assert_no_page_errors,
+    cells,
+    hover_label,
+    sel,
+    wait_chart,
+    wait_for_app,
+)
 
 DOG_X = np.array([[1, 0, 0, 1], [0, 0, 1, 0], [0, 1, 0, 1]], dtype=float)
 DOG_WQ = np.array([[1, 2, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 1, 0, 1], [1, 0, 0, 1, 0]], dtype=float)
@@ -58,18 +67,6 @@ def test_causal_switch_on_the_qkv_page_zeroes_the_upper_triangle(page, page_erro
     assert "c=1" in page.url  # carried in the link
     assert_no_exception(page)
     assert_no_page_errors(page_errors)
-
-
-def hover_label(page, chart: str, index: int) -> str:
-    """The hover label shown with the pointer on cell text ``index`` (page order, every trace) of ``chart``."""
-    label = page.locator(f"{sel(chart)} .heatmap-label text").nth(index)
-    label.scroll_into_view_if_needed()
-    box = label.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2 - 4, box["y"] + box["height"] / 2 - 4)
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=3)
-    hover = page.locator(f"{sel(chart)} .hoverlayer .hovertext")
-    hover.wait_for(timeout=5000)
-    return hover.text_content()
 
 
 def test_a_masked_cell_and_an_open_cell_say_their_value_on_hover(page, page_errors, app_server):

@@ -37,6 +37,7 @@ from .helpers import (
     assert_no_page_errors,
     cells,
     chart_copies,
+    hover_label,
     query_of,
     sel,
     share_link,
@@ -439,14 +440,7 @@ def test_cell_slider_changes_the_weights(page, page_errors, app_server):
     # only cells changed: the new numbers were patched into the drawn charts (ui/plot_component/assets/patch.js),
     # and a pointer over a weights cell shows the new number, not the one before
     assert page.evaluate(stats)["patched"] > counts["patched"]
-    label = page.locator(f"{sel('qkv.fig.weights')} .heatmap-label text").first
-    label.scroll_into_view_if_needed()
-    box = label.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2 - 3, box["y"] + box["height"] / 2 - 3)
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=3)
-    hover = page.locator(f"{sel('qkv.fig.weights')} .hoverlayer .hovertext")
-    hover.wait_for(timeout=5000)
-    shown = hover.text_content()
+    shown = hover_label(page, "qkv.fig.weights")
     assert after[0] != before[0] and after[0] in shown and before[0] not in shown, (before[0], after[0], shown)
     assert shown.count("犬") == 2, shown  # row 犬 · column 犬: the labels the payload sends once (alGrid)
     shot(page, "03_weights_cell", page.locator(sel("qkv.fig.weights")))
