@@ -56,21 +56,50 @@ Promise.all([loadPlotly(), template]).then(([Plotly, streamlitTemplate]) => { re
   .catch(() => {});  // drain() says why in each chart
 
 // ---- drawing one figure ----------------------------------------------------------------------------------------
-// Plotly.react does its work synchronously and returns a promise; a figure it cannot apply in place (it throws or
-// rejects: "Something went wrong with axis scaling", e.g. W_K going from 4×5 to 4×6 with its layout) is drawn afresh
-// in the same div.
+// What Plotly.react may change in place: the figure's structure, as one string. Plotly.react keeps what it can of
+// the drawn chart, and some of what it keeps is stale when the structure changes: a colour bar turned from
+// horizontal to vertical (a heatmap with fewer columns in the same width) kept its old tick labels ("xcb…tick" next
+// to the new "ycb…tick"), the bar's box grew by their width, and plotly's automatic margin gave the plot area what
+// was left: a strip 64 px wide in a 402 px chart, until a reload (issue 18). A grid of a new shape made it throw
+// ("Something went wrong with axis scaling"). So a figure of another structure is drawn afresh, exactly as a fresh
+// page load draws it; only a figure of the same structure (the same traces, grid shapes and colour-bar sides: a
+// slider move, a new colour range, a note under the title) goes through Plotly.react, which also keeps a zoom the
+// person made (layout.uirevision). tests/e2e/test_redraw_property.py holds every redraw to a fresh load.
+export function structureKey(figure) {
+  const dims = (a) => (Array.isArray(a) ? a.length : a && typeof a.bdata === "string" ? a.shape || a.bdata.length
+    : null);  // a typed-array spec {dtype, bdata(, shape)}: its shape, or its length in base64 for a 1-D one
+  const traces = (figure.data || []).map((t) => [
+    t.type || "scatter", dims(t.x), dims(t.y), dims(t.z),
+    t.showscale === false ? "noscale" : (t.colorbar && t.colorbar.orientation) || "v",
+    t.orientation || null,
+  ]);
+  const layout = figure.layout || {};
+  const axes = Object.keys(layout).filter((k) => /^[xy]axis\d*$/.test(k)).sort();
+  return JSON.stringify([traces, axes]);
+}
+
+// Plotly.react does its work synchronously and returns a promise; a figure of another structure than the drawn one
+// (see structureKey), or one it cannot apply in place (it throws or rejects), is drawn afresh in the same div.
 async function draw(job, Plotly, streamlitTemplate) {
   if (job.theme === "streamlit" && job.layout.template === undefined) job.layout.template = streamlitTemplate;
   try {
-    try {
-      await Plotly.react(job.div, job.data, job.layout, job.config);
-    } catch (err) {
-      console.warn("attention_lab.plot: redrawing from scratch", job.label, err);
+    const afresh = async () => {
       Plotly.purge(job.div);
       await Plotly.newPlot(job.div, job.data, job.layout, job.config);
+    };
+    if (job.state.drawn && job.state.structure !== job.structure) {
+      await afresh();
+    } else {
+      try {
+        await Plotly.react(job.div, job.data, job.layout, job.config);
+      } catch (err) {
+        console.warn("attention_lab.plot: redrawing from scratch", job.label, err);
+        await afresh();
+      }
     }
     job.state.drawn = true;
     job.state.frame = job.frame;
+    job.state.structure = job.structure;
     stats.drawn += 1;
     job.state.width = job.div.clientWidth;
   } catch (err) {
@@ -205,7 +234,7 @@ function show(div, msg, text) {
   const remove = [...(config.modeBarButtonsToRemove || []), "sendChartToCloud"];
   const job = { div, state, label, theme, first: !!first, data: figure.data || [], layout,
                 config: { ...config, modeBarButtonsToRemove: remove, responsive: false },
-                frame: frameKey(figure, config, theme) };
+                frame: frameKey(figure, config, theme), structure: structureKey(figure) };
   if (first) firstDivs.add(div);
   else firstDivs.delete(div);
   queue.set(div, job);
