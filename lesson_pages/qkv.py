@@ -62,19 +62,20 @@ def _labels(state: lesson.QKVState) -> dict[str, tuple[list[str], list[str]]]:
     return {n: draw.matrix_labels(n, state.tokens, *state.mats[n].shape) for n in lesson.active_matrices(state.mode)}
 
 
-def inputs_head(state: lesson.QKVState) -> None:
+def inputs_head(page: runtime.Page) -> None:
     """The inputs section's title and the cell picker: outside the fragment (see lesson)."""
+    state = page.state
     st.subheader(t("qkv.sec.inputs" if state.mode == "xw" else "qkv.sec.inputs_direct"))
     st.caption(t("qkv.sec.inputs_help" if state.mode == "xw" else "qkv.sec.inputs_direct_help"))
     st.markdown(t("cell.title"))
-    widgets.cell_picker(CELL, _labels(state))
+    widgets.cell_picker(page, _labels(state))
 
 
 def inputs_section(page: runtime.Page) -> None:
     state = page.state
     names = lesson.active_matrices(state.mode)
     labels = _labels(state)
-    name, i, j = widgets.picked_cell(CELL, {n: state.mats[n].shape for n in names})
+    name, i, j = lesson.LESSON.picked_cell(state)
     widgets.cell_slider(CELL, state.mats[name], name, i, j,
                         lambda *cell: page.apply(lesson.with_cell, *cell, place=LIVE))
     ranges = lesson.LESSON.ranges(state)
@@ -307,7 +308,7 @@ def workbench(page: runtime.Page) -> None:
     state = page.state
     parts = [lambda: origin_notes(state), lambda: size_sliders(page), lambda: size_notes(state),
              lambda: draw.pipeline_strip(draw.FLOW_QKV if state.mode == "xw" else DIRECT_FLOW),
-             lambda: inputs_head(state) if state.n else None, lambda: page.live(numbers)]
+             lambda: inputs_head(page) if state.n else None, lambda: page.live(numbers)]
     slots.draw_parts(parts, first=len(parts) - 1)
 
 

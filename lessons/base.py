@@ -9,14 +9,17 @@ tests and the export/compare/quiz features rely only on what is declared here.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from . import link
 from .link import LinkSchema, Notice
 
-__all__ = ["Lesson"]
+__all__ = ["Lesson", "CELL_KEY"]
+
+CELL_KEY = "cell"
+"""The link key of the cell picker's choice (added to the link of every lesson that declares ``cell_matrices``)."""
 
 
 def _no_matrices(state, matrices):
@@ -44,6 +47,13 @@ class Lesson:
             lesson's diverging heatmaps of that array keep while the lesson is explored (see lessons/ranges.py):
             fixed for the state's setup, computed from its unedited numbers. None (the default): the ranges of the
             default state's arrays, for the whole lesson.
+        cell_matrices: state → the names of the matrices the page's cell picker offers (``ui.widgets.cell_picker``),
+            in order, each sized by ``matrix_shape``; None (the default): the lesson has no cell picker. A lesson
+            with one keeps the choice in its state's ``cell`` attribute (``(matrix, row, col)`` from 0, or None for
+            the first matrix's first cell), and the choice lives in its link: the contract adds a
+            :class:`~lessons.link.Cell` field ``cell`` to the link schema, writes it when it is not the first cell
+            (:meth:`encode`) and reads it after the matrices (:meth:`decode`; a choice the state cannot hold is
+            moved to the nearest cell and said, notice ``cell_clamped``).
     """
 
     key: str
@@ -57,6 +67,7 @@ class Lesson:
     with_matrices: Callable[[object, dict], object] = _no_matrices
     page: str = ""
     color_ranges: Callable[[object], Mapping[str, float]] | None = None
+    cell_matrices: Callable[[object], tuple[str, ...]] | None = None
 
     def __post_init__(self):
         if not self.key.isascii() or not self.key.isidentifier() or self.key != self.key.lower():
@@ -65,6 +76,34 @@ class Lesson:
             raise ValueError(f"lesson {self.key!r}: its link namespace must be its key, got {self.link.namespace!r}")
         if not self.page:
             object.__setattr__(self, "page", f"lesson_pages/{self.key}.py")
+        if self.cell_matrices is not None and CELL_KEY not in self.link.keys:
+            object.__setattr__(self, "link", replace(self.link, fields=(*self.link.fields, link.Cell(CELL_KEY))))
+
+    # ---- the cell picker's choice (lessons that declare cell_matrices) ----
+    def picked_cell(self, state) -> tuple[str, int, int]:
+        """The cell picker's choice (matrix, row, col) in ``state``, kept inside the state's matrices: an unknown
+        matrix (or None) is the first one offered, a row or column past the end the last one. Raises ValueError
+        for a lesson without a cell picker."""
+        return self._fit_cell(state, getattr(state, "cell", None))[0]
+
+    def _fit_cell(self, state, cell) -> tuple[tuple[str, int, int], bool]:
+        """(the nearest cell the state holds, whether that moved ``cell``)."""
+        if self.cell_matrices is None:
+            raise ValueError(f"lesson {self.key!r} declares no cell picker (cell_matrices)")
+        names = tuple(self.cell_matrices(state))
+        if cell is None:
+            return (names[0], 0, 0), False
+        name, i, j = cell
+        moved = name not in names
+        name = names[0] if moved else name
+        rows, cols = self.matrix_shape(state, name)
+        fi, fj = min(max(int(i), 0), max(rows - 1, 0)), min(max(int(j), 0), max(cols - 1, 0))
+        return (name, fi, fj), moved or (fi, fj) != (i, j)
+
+    def with_picked_cell(self, state, name: str, i: int, j: int):
+        """The transition of the cell picker: ``state`` with (name, i, j) chosen, moved to the nearest cell the state
+        holds (see :meth:`picked_cell`)."""
+        return replace(state, cell=self._fit_cell(state, (str(name), int(i), int(j)))[0])
 
     def ranges(self, state) -> dict[str, float]:
         """{array name: zmax}: the colour ranges of ``state`` (declared by ``color_ranges``, else those of the
@@ -87,8 +126,14 @@ class Lesson:
         return out
 
     def encode(self, state) -> dict[str, str]:
-        """State → query parameters (strings), the envelope first."""
-        return link.write(self.link, self.to_link(state))
+        """State → query parameters (strings), the envelope first (with the cell picker's choice when it is not the
+        first cell: see ``cell_matrices``)."""
+        values = self.to_link(state)
+        if self.cell_matrices is not None:
+            cell = self.picked_cell(state)
+            if cell != self._fit_cell(state, None)[0]:
+                values = {**values, CELL_KEY: cell}
+        return link.write(self.link, values)
 
     def decode(self, params: Mapping, others=None) -> tuple[object, list[Notice]]:
         """Query parameters → (state, notices). Never raises: what cannot be used falls back to the default with
@@ -99,6 +144,7 @@ class Lesson:
             return self.default_state(), list(env.notices)
         values, notices = link.read_fields(self.link.fields, env.params)
         notices = list(env.notices) + notices  # a readable link's own notices (a key given twice)
+        cell = values.pop(CELL_KEY, None) if self.cell_matrices is not None else None
         state, notes = self.from_link(values)
         notices += notes
         if self.link.matrices:
@@ -106,4 +152,16 @@ class Lesson:
                                              lambda name: self.matrix_shape(state, name))
             notices += notes
             state = self.with_matrices(state, mats)
+        if cell is not None:
+            state, notes = self._place_cell(state, cell)
+            notices += notes
         return state, notices + link.unknown_keys(self.link, env.params)
+
+    def _place_cell(self, state, cell) -> tuple[object, list[Notice]]:
+        fitted, moved = self._fit_cell(state, cell)
+        notes = []
+        if moved:
+            name, i, j = cell
+            notes.append(Notice("cell_clamped", {"matrix": name, "row": i + 1, "col": j + 1, "used_matrix": fitted[0],
+                                                 "used_row": fitted[1] + 1, "used_col": fitted[2] + 1}))
+        return replace(state, cell=fitted), notes

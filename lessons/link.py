@@ -32,7 +32,7 @@ from .cells import CELL_LIMIT, Refusal, check_cell, parse_number
 
 __all__ = [
     "MAX_QUERY_CHARS", "MAX_VALUE_CHARS", "MAX_PARAMS", "IGNORED_KEYS", "Notice", "Field", "Int", "Choice", "Flag",
-    "Decimal", "Text", "Vector", "Matrix", "Mask", "LinkSchema", "Envelope", "read_envelope", "read_fields",
+    "Decimal", "Text", "Vector", "Cell", "Matrix", "Mask", "LinkSchema", "Envelope", "read_envelope", "read_fields",
     "read_matrices", "write", "format_number", "encode_matrix", "dropped_notice",
 ]
 
@@ -213,6 +213,28 @@ class Vector(Field):
 
     def format(self, value) -> str:
         return ",".join(format_number(x) for x in value)
+
+
+_CELL = re.compile(r"^([A-Za-z][A-Za-z0-9_]{0,15})\.([0-9]{1,2})\.([0-9]{1,2})$")
+
+
+@dataclass(frozen=True)
+class Cell(Field):
+    """One cell of a named matrix, "<matrix>.<row>.<col>" with row and column from 0 ("W_K.1.2": W_K, row 2,
+    column 3 on screen): the cell picker's choice. Whether the state holds that matrix and cell is checked against
+    the state (``Lesson.cell_matrices``), after the link's matrices are placed."""
+
+    key: str
+
+    def parse(self, raw: str) -> tuple[str, int, int]:
+        m = _CELL.match(raw.strip())
+        if not m:
+            raise Refusal("format_cell")
+        return m.group(1), int(m.group(2)), int(m.group(3))
+
+    def format(self, value) -> str:
+        name, i, j = value
+        return f"{name}.{int(i)}.{int(j)}"
 
 
 _SHAPE = re.compile(r"^([0-9]{1,2})x([0-9]{1,2}):(.*)$", re.S)

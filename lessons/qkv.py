@@ -111,6 +111,9 @@ class QKVState:
         causal: apply the causal mask (query i sees keys 1..i; the masks lesson explains it).
         direct_edits: Q, K or V was edited in direct mode (then they are kept when the mode switches; else
             entering direct mode starts them at the current X·W).
+        cell: the cell picker's choice (matrix, row, col from 0) that the one-cell slider edits, or None for the
+            first cell of the mode's first matrix; read it through ``LESSON.picked_cell`` (lessons/base.py), which
+            keeps it inside the current matrices.
     """
 
     preset: str
@@ -124,6 +127,7 @@ class QKVState:
     query: int = 0
     causal: bool = False
     direct_edits: bool = False
+    cell: tuple[str, int, int] | None = None
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -280,8 +284,9 @@ def default_state(preset_key: str = "dog", seed: int = 0) -> QKVState:
 
 
 def with_preset(state: QKVState, preset_key: str) -> QKVState:
-    """Start the preset afresh (its tokens, sizes, matrices), keeping the seed and the causal switch."""
-    return replace(default_state(preset_key, state.seed), causal=state.causal)
+    """Start the preset afresh (its tokens, sizes, matrices), keeping the seed, the causal switch and the picked
+    cell."""
+    return replace(default_state(preset_key, state.seed), causal=state.causal, cell=state.cell)
 
 
 def _resized(state: QKVState, new: QKVState) -> QKVState:
@@ -334,7 +339,7 @@ def with_seed(state: QKVState, seed: int) -> QKVState:
     """New seed: every number of the preset at the current tokens and sizes is drawn again (edits are dropped)."""
     s = int(min(max(int(seed), 0), SEED_MAX))
     fresh = _fresh(state.preset, state.text, state.d_model, state.d_k, state.d_v, s, state.mode, state.query)
-    return replace(fresh, causal=state.causal)
+    return replace(fresh, causal=state.causal, cell=state.cell)
 
 
 def with_mode(state: QKVState, mode: str) -> QKVState:
@@ -465,7 +470,9 @@ def color_ranges(state: QKVState) -> dict[str, float]:
 
 # ---- link ---------------------------------------------------------------------------------------------------------
 # Version 2: qkv=2 p=<preset> [t=<sentence>] dm dk dv s m q [c=1: causal mask], and each matrix that differs from
-# what the preset and seed give (of both modes, so switching modes after opening a link loses nothing).
+# what the preset and seed give (of both modes, so switching modes after opening a link loses nothing), and
+# cell=<matrix>.<row>.<col> (the cell picker's choice, from 0) when it is not the first cell: added by the contract
+# (Lesson.cell_matrices), optional, so links without it (all older ones) open as before, on the first cell.
 # Version 1 (v=1, the same keys without the envelope) is read by the same fields.
 LINK = link.LinkSchema(
     namespace="qkv", version=2, legacy=("1",),
@@ -522,4 +529,4 @@ def with_matrices(state: QKVState, mats: dict) -> QKVState:
 
 LESSON = Lesson(key="qkv", icon=":material/calculate:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,
-                color_ranges=color_ranges)
+                color_ranges=color_ranges, cell_matrices=lambda s: active_matrices(s.mode))

@@ -10,6 +10,7 @@ import streamlit as st
 
 from lessons.cells import Refusal, parse_cell_text
 
+from . import drag
 from .draw import md_escape
 from .i18n import t
 
@@ -51,22 +52,6 @@ def sync(key: str, value) -> None:
     slider: see below). Set on every run, even when equal: a widget whose labels change (a language switch) is a
     new widget to Streamlit and would otherwise show no selection."""
     st.session_state[key] = value
-
-
-# Sliders: also given their value as value= (the same value sync_slider() set, so the two never disagree): a slider
-# without value= builds Streamlit's whole filtered session state to learn whether it is a range slider, and that runs
-# the state presenter of every keyed chart on the page (ui.plot_component; ~80 µs each): ~1 ms per slider per rerun
-# (docs/load.md). Streamlit's warning about a widget given both a value and a session value is turned off for this
-# in .streamlit/config.toml (global.disableWidgetStateDuplicationWarning).
-def sync_slider(key: str, value) -> None:
-    """:func:`sync` for a slider, which is also given ``value=``: its session value is written only when it differs.
-
-    A value written through session state is pushed to the browser as the slider's new position. Written on every
-    run, it moved the thumb back to the value of the rerun's own key press while the student had already pressed
-    further, and those later presses were lost (found by a new-user trial: ten quick presses went 2.0 → 1.1 → 1.5
-    → 2.0). A slider whose identity changes (a new range) starts from ``value=``, so it needs no write either."""
-    if key not in st.session_state or st.session_state[key] != value:
-        st.session_state[key] = value
 
 
 # ---- editable grids (a matrix of numbers, a boolean mask) ---------------------------------------------------------
@@ -165,34 +150,41 @@ def cell_text(v: float) -> str:
 
 # ---- one cell, one slider ----------------------------------------------------------------------------------------
 # Two parts, so a page can draw the picker outside an st.fragment and the slider inside it: moving the slider then
-# reruns only that fragment; picking another cell (rarer) reruns whatever drew the picker.
-def cell_picker(key: str, labels: dict[str, tuple[list[str], list[str]]]) -> tuple[str, int, int]:
-    """Three selectboxes — matrix, row, column — over the matrices named in ``labels`` (name → (row labels,
-    column labels)). Returns the picked (name, i, j); the choice survives while it still fits."""
-    names = list(labels)
-    shapes = {n: (len(r), len(c)) for n, (r, c) in labels.items()}
-    name, i, j = picked_cell(key, shapes)
-    for part, value in (("m", name), ("i", i), ("j", j)):
+# reruns only that fragment; picking another cell (rarer) reruns whatever drew the picker. The slider edits the cell
+# ``page.lesson.picked_cell(page.state)``.
+def cell_picker(page, labels: dict[str, tuple[list[str], list[str]]], *, name: str = "cell") -> tuple[str, int, int]:
+    """Three selectboxes — matrix, row, column — over the matrices named in ``labels`` (name → (row labels, column
+    labels); those of ``page.lesson.cell_matrices``). The choice is the lesson's state (``Lesson.picked_cell``), so
+    it lives in the share link; picking runs ``Lesson.with_picked_cell``. Widget keys ``<lesson>.<name>:m / :i /
+    :j`` (``page.key(name)``). Returns the picked (matrix, i, j)."""
+    key = page.key(name)
+    lesson = page.lesson
+    cell = lesson.picked_cell(page.state)
+    for part, value in zip(("m", "i", "j"), cell):
         sync(f"{key}:{part}", value)
-    rows, cols = labels[name]
+    names = list(labels)
+    rows, cols = labels[cell[0]]
+
+    def pick(part: str) -> None:
+        value = st.session_state.get(f"{key}:{part}")
+        m, i, j = lesson.picked_cell(page.state)
+        if part == "m":
+            m = chosen_option(value, names)
+            if m is None:  # the text of a matrix that is gone: no new choice
+                return
+        elif part == "i":
+            i = _index(value)
+        else:
+            j = _index(value)
+        page.apply(lesson.with_picked_cell, m, i, j)
+
     c1, c2, c3 = st.columns([1, 1, 1])
-    c1.selectbox(t("cell.matrix"), names, key=f"{key}:m")
-    c2.selectbox(t("cell.row"), list(range(len(rows))), key=f"{key}:i", format_func=lambda k: _numbered(k, rows[k]))
-    c3.selectbox(t("cell.col"), list(range(len(cols))), key=f"{key}:j", format_func=lambda k: _numbered(k, cols[k]))
-    return picked_cell(key, shapes)
-
-
-def picked_cell(key: str, shapes: dict[str, tuple[int, int]]) -> tuple[str, int, int]:
-    """The cell chosen with :func:`cell_picker`, kept inside ``shapes`` (name → (rows, cols)): an unknown matrix
-    falls back to the first one, a row or column past the end to the last one (also when the selectbox sent back
-    the text of a row or column that no longer exists: see :func:`chosen_option`)."""
-    names = list(shapes)
-    name = st.session_state.get(f"{key}:m")
-    name = name if isinstance(name, str) and name in shapes else names[0]
-    n_rows, n_cols = shapes[name]
-    i, j = (min(max(_index(st.session_state.get(f"{key}:{a}")), 0), max(n - 1, 0))
-            for a, n in (("i", n_rows), ("j", n_cols)))
-    return name, i, j
+    c1.selectbox(t("cell.matrix"), names, key=f"{key}:m", on_change=pick, args=("m",))
+    c2.selectbox(t("cell.row"), list(range(len(rows))), key=f"{key}:i", format_func=lambda k: _numbered(k, rows[k]),
+                 on_change=pick, args=("i",))
+    c3.selectbox(t("cell.col"), list(range(len(cols))), key=f"{key}:j", format_func=lambda k: _numbered(k, cols[k]),
+                 on_change=pick, args=("j",))
+    return cell
 
 
 def cell_slider_key(key: str, name: str, i: int, j: int) -> str:
@@ -215,11 +207,11 @@ def cell_slider(key: str, M: np.ndarray, name: str, i: int, j: int, commit: Call
     v = float(M[i, j])
     lo, hi = min(-limit, np.floor(v)), max(limit, np.ceil(v))
     widget = cell_slider_key(key, name, i, j)
-    sync_slider(widget, v)
     with st.container(key=f"{key}:v"):
-        st.slider(t("cell.value", matrix=name, row=i + 1, col=j + 1), min_value=float(lo), max_value=float(hi),
-                  step=0.1, key=widget, value=v,  # value= too: see sync_slider()
-                  on_change=lambda: commit(name, i, j, st.session_state[widget]), help=t("cell.help"))
+        drag.slider(st.slider, t("cell.value", matrix=name, row=i + 1, col=j + 1), key=widget, value=v,
+                    min_value=float(lo), max_value=float(hi), step=0.1, help=t("cell.help"),
+                    on_change=lambda: commit(name, i, j, st.session_state[widget]),
+                    relay=lambda x: commit(name, i, j, x))
 
 
 def the_cell_slider(at, key: str):

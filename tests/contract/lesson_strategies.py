@@ -49,8 +49,18 @@ def value_strategy(f: link.Field):
 
 
 def field_values(schema: link.LinkSchema):
-    """A dict with a random subset of the schema's scalar fields, each with a valid value."""
-    return st.fixed_dictionaries({}, optional={f.key: value_strategy(f) for f in schema.fields})
+    """A dict with a random subset of the schema's scalar fields, each with a valid value (what ``from_link`` reads:
+    not the cell picker's ``link.Cell``, which the contract places, see :func:`picked_cell`)."""
+    return st.fixed_dictionaries({}, optional={f.key: value_strategy(f) for f in schema.fields
+                                               if not isinstance(f, link.Cell)})
+
+
+def picked_cell(lesson, state):
+    """A cell the state's cell picker can choose (``Lesson.cell_matrices``): (matrix, row, col) within its shape."""
+    def cell(name):
+        r, c = lesson.matrix_shape(state, name)
+        return st.tuples(st.just(name), st.integers(0, max(r - 1, 0)), st.integers(0, max(c - 1, 0)))
+    return st.sampled_from(tuple(lesson.cell_matrices(state))).flatmap(cell)
 
 
 def matrix_values(shape: tuple[int, int], field: link.Matrix | None = None):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from lesson_strategies import field_values, hostile_params, matrix_values
+from lesson_strategies import field_values, hostile_params, matrix_values, picked_cell
 
 import lessons
 from lessons import link
@@ -45,6 +45,8 @@ def valid_state(lesson, data):
         names = data.draw(st.sets(st.sampled_from(sorted(fields)), max_size=3))
         mats = {n: data.draw(matrix_values(lesson.matrix_shape(state, n), fields[n])) for n in sorted(names)}
         state = lesson.with_matrices(state, mats)
+    if lesson.cell_matrices is not None:  # the cell picker's choice, as the picker makes it
+        state = lesson.with_picked_cell(state, *data.draw(picked_cell(lesson, state)))
     return state
 
 
@@ -84,7 +86,7 @@ def test_texts_in_both_languages(lesson):
 def test_every_link_notice_has_words():
     for lang in LANGS:
         tb = table(lang)
-        codes = LINK_CODES | {"query_clamped", "value_refused", "step_clamped"}
+        codes = LINK_CODES | {"query_clamped", "value_refused", "step_clamped", "cell_clamped", "unexpected"}
         missing = [c for c in codes if f"notice.{c}" not in tb]
         assert not missing, (lang, missing)
 
@@ -137,6 +139,50 @@ def test_mutated_links_never_raise(lesson, data):
     params[key] = data.draw(st.sampled_from([raw[: len(raw) // 2], raw + raw, raw + ",", "", raw.upper(), " " + raw]))
     state, notes = lesson.decode(params, others(lesson))
     check_notices(notes)
+
+
+PICKERS = pytest.mark.parametrize("lesson", [x for x in lessons.REGISTRY if x.cell_matrices is not None],
+                                  ids=lambda x: x.key)
+
+
+@PICKERS
+def test_a_picked_cell_the_state_cannot_hold_is_moved_and_said(lesson):
+    """The cell picker's choice in a link (Lesson.cell_matrices): a row or column past the end becomes the last one,
+    an unknown matrix the first one offered, each said (cell_clamped, with words in both languages); a malformed one
+    is a bad value; nothing raises."""
+    ns = {lesson.key: str(lesson.link.version)}
+    default = lesson.default_state()
+    first = lesson.cell_matrices(default)[0]
+    rows, cols = lesson.matrix_shape(default, first)
+    state, notes = lesson.decode({**ns, "cell": f"{first}.99.98"}, others(lesson))
+    assert lesson.picked_cell(state) == (first, rows - 1, cols - 1)
+    assert [n.code for n in notes] == ["cell_clamped"]
+    assert notes[0].args == {"matrix": first, "row": 100, "col": 99, "used_matrix": first, "used_row": rows,
+                             "used_col": cols}
+    check_notices(notes)
+    state, notes = lesson.decode({**ns, "cell": "Zz9.0.0"}, others(lesson))
+    assert lesson.picked_cell(state) == (first, 0, 0) and [n.code for n in notes] == ["cell_clamped"]
+    for junk in ("W_K", "W_K.1", "W_K.-1.2", "1.2.3", "W K.1.2", "W_K.1.2.3", "<b>.1.2", ""):
+        state, notes = lesson.decode({**ns, "cell": junk}, others(lesson))
+        assert [(n.code, n.args["reason"]) for n in notes] == [("bad_value", "format_cell")], junk
+        check_notices(notes)
+        assert lesson.picked_cell(state) == (first, 0, 0)
+
+
+@PICKERS
+@FAST
+@given(data=st.data())
+def test_a_picked_cell_survives_the_link(lesson, data):
+    """Every cell the picker can choose is written to the link and read back as the same cell, without a notice;
+    the first cell is the link without the field (links made before the field open on it)."""
+    state = valid_state(lesson, data)
+    cell = data.draw(picked_cell(lesson, state))
+    state = lesson.with_picked_cell(state, *cell)
+    params = lesson.encode(state)
+    first = (lesson.cell_matrices(state)[0], 0, 0)
+    assert ("cell" in params) == (cell != first)
+    back, notes = lesson.decode(params, others(lesson))
+    assert notes == [] and lesson.picked_cell(back) == cell
 
 
 @LESSONS

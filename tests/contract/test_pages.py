@@ -74,6 +74,30 @@ def test_own_share_link_reproduces_the_state(lesson):
         np.testing.assert_array_equal(a[name], b[name], err_msg=name)
 
 
+@pytest.mark.parametrize("lesson", [x for x in lessons.REGISTRY if x.cell_matrices is not None], ids=lambda x: x.key)
+def test_the_cell_pickers_choice_lives_in_the_share_link(lesson):
+    """Issue 18: on /qkv, W_K row 2 col 3 chosen with the cell picker reopened from the page's link as X row 1 col 1.
+    Chosen through the picker's own selectboxes (<key>.cell:m / :i / :j), the published link must reopen on the same
+    matrix, row and column, and the one-cell slider must edit that cell."""
+    at = open_page(lesson)
+    names = list(lesson.cell_matrices(lesson.default_state()))
+    name = names[min(2, len(names) - 1)]  # W_K on /qkv
+    rows, cols = lesson.matrix_shape(lesson.default_state(), name)
+    i, j = min(1, rows - 1), min(2, cols - 1)  # row 2, column 3
+    key = f"{lesson.key}.cell"
+    at.selectbox(key=f"{key}:m").set_value(name).run()
+    at.selectbox(key=f"{key}:i").set_value(i).run()
+    at.selectbox(key=f"{key}:j").set_value(j).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [at.selectbox(key=f"{key}:{p}").value for p in "mij"] == [name, i, j]
+    published = {k: at.query_params[k] for k in at.query_params}
+    again = open_page(lesson, published)
+    assert not again.exception and not again.warning, [w.value for w in again.warning]
+    assert [again.selectbox(key=f"{key}:{p}").value for p in "mij"] == [name, i, j]
+    sliders = [s for s in again.slider if (s.key or "").startswith(f"{key}:v:")]
+    assert [s.key for s in sliders] == [f"{key}:v:{name}:{i}:{j}"]
+
+
 @LESSONS
 def test_another_lessons_link_opens_this_lesson_in_its_own_state(lesson):
     """The Back-button reproduction of issue 7: the address bar of this page carried another lesson's link."""

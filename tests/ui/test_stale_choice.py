@@ -4,30 +4,34 @@ Q·K·V page with "invalid literal for int() with base 10: '4: 4'" (a new-user t
 a value as the row or column it named, clamped to what is left; a bound selectbox must take it as no new choice."""
 from __future__ import annotations
 
-from types import SimpleNamespace
+from dataclasses import replace
 
-from ui import widgets
+from lessons import qkv
 from ui.widgets import _index, chosen_option
 
-
-def _picked(monkeypatch, values: dict, shapes: dict) -> tuple[str, int, int]:
-    """widgets.picked_cell over session values as the browser left them (AppTest cannot send a stale text: its own
-    element tree looks every selectbox value up among the options, so the real flow is tests/e2e/test_qkv_browser)."""
-    monkeypatch.setattr(widgets, "st", SimpleNamespace(session_state=dict(values)))
-    return widgets.picked_cell("qkv.cell", shapes)
+LESSON = qkv.LESSON
 
 
-def test_a_stale_column_text_after_d_k_shrank_is_the_last_column_not_a_crash(monkeypatch):
-    shapes = {"X": (3, 4), "W_Q": (4, 3), "W_K": (4, 3), "W_V": (4, 4)}  # d_k lowered from 5 to 3
-    values = {"qkv.cell:m": "W_Q", "qkv.cell:i": 0, "qkv.cell:j": "4: 4"}  # column 4's text, gone
-    assert _picked(monkeypatch, values, shapes) == ("W_Q", 0, 2)
+def _dog(d_k: int):
+    return qkv.with_sizes(qkv.default_state("dog"), d_k=d_k)  # X (3, 4), W_Q (4, d_k)
 
 
-def test_a_stale_row_text_and_an_unknown_matrix_fall_back(monkeypatch):
-    shapes = {"X": (3, 4), "W_Q": (4, 5)}
-    values = {"qkv.cell:m": "W_Z", "qkv.cell:i": "9: 歩く", "qkv.cell:j": None}
-    assert _picked(monkeypatch, values, shapes) == ("X", 2, 0)  # the first matrix; X has 3 rows: the last
-    assert _picked(monkeypatch, {"qkv.cell:m": ["W_Q"]}, shapes) == ("X", 0, 0)  # not even a name
+def test_a_stale_column_text_after_d_k_shrank_is_the_last_column_not_a_crash():
+    """The picker's column box sends back "4: 4" (W_Q's column 4, gone after d_k 5 → 3): read as column 4, kept
+    inside W_Q (ui.widgets.cell_picker reads it with _index, then Lesson.with_picked_cell)."""
+    state = _dog(3)
+    assert LESSON.picked_cell(LESSON.with_picked_cell(state, "W_Q", 0, _index("4: 4"))) == ("W_Q", 0, 2)
+    assert LESSON.picked_cell(replace(_dog(5), cell=("W_Q", 0, 4))) == ("W_Q", 0, 4)
+    assert LESSON.picked_cell(replace(state, cell=("W_Q", 0, 4))) == ("W_Q", 0, 2)  # chosen before d_k shrank
+
+
+def test_a_stale_row_text_and_an_unknown_matrix_fall_back():
+    state = _dog(5)
+    assert LESSON.picked_cell(replace(state, cell=("W_Z", 0, 0))) == ("X", 0, 0)  # the first matrix
+    assert LESSON.picked_cell(LESSON.with_picked_cell(state, "X", _index("9: 歩く"), 0)) == ("X", 2, 0)  # 3 rows
+    assert chosen_option(["W_Q"], list(qkv.active_matrices("xw"))) is None  # not even a name: no new choice
+    direct = qkv.with_mode(replace(state, cell=("W_K", 1, 2)), "direct")  # W_K is not offered in direct mode
+    assert LESSON.picked_cell(direct) == ("Q", 1, 2)  # the first matrix offered, the same row and column
 
 
 def test_index_reads_an_int_or_an_options_numbered_text():
