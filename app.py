@@ -11,7 +11,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import lessons
 from lessons import link
-from ui import draw, runtime, widgets
+from ui import drag, draw, runtime, widgets
 from ui.i18n import DEFAULT_LANG, LANGS, t
 from ui.icon import FAVICON
 
@@ -131,6 +131,7 @@ def main() -> None:
     st.sidebar.caption(t("frame.footer"))
     with st.sidebar:
         _browser(query)
+        drag.mount()  # a slider's numbers follow a mouse drag (ui/drag.py)
 
 
 st.session_state[runtime.FRAME_RUNNING] = True

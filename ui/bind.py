@@ -15,10 +15,11 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import streamlit as st
 
+from . import drag
 from .draw import num
 from .i18n import t
 from .runtime import Page
-from .widgets import chosen_option, sync, sync_slider
+from .widgets import chosen_option, sync
 
 __all__ = ["control", "field", "setter", "sync", "checked_number", "number", "text_or_default"]
 
@@ -27,13 +28,15 @@ def control(page: Page, factory: Callable, name: str, label: str, *, value, appl
             **kwargs):
     """Draw ``factory(label, key=page.key(name), on_change=…, **kwargs)`` — st.slider, st.selectbox, a column's
     .toggle, … — showing ``value``; a change by the person runs ``page.apply(apply, new_value)`` (a refusal becomes
-    a notice at ``place``). Returns the widget's value."""
+    a notice at ``place``). Returns the widget's value.
+
+    A slider (``st.slider``, ``st.select_slider``) is drawn through :func:`ui.drag.slider`: its numbers follow a
+    mouse drag, and its value is written into the widget only when it differs (a select_slider too: written on every
+    run, the temperature on /scaling lost key presses, issue 18)."""
     key = page.key(name)
     limit = kwargs.pop("max_chars", None)  # not given to the widget: see _cut
-    if getattr(factory, "__name__", "") == "slider":
-        sync_slider(key, value)
-        kwargs["value"] = value  # as widgets.cell_slider does: see widgets.sync_slider()
-    else:
+    is_slider = getattr(factory, "__name__", "") in ("slider", "select_slider")
+    if not is_slider:
         sync(key, value)
 
     options = kwargs.get("options")
@@ -46,6 +49,9 @@ def control(page: Page, factory: Callable, name: str, label: str, *, value, appl
                 return
         page.apply(apply, _cut(page, value, limit, label, place), place=place)
 
+    if is_slider:
+        return drag.slider(factory, label, key=key, value=value, on_change=changed,
+                           relay=lambda v: page.apply(apply, v, place=place), **kwargs)
     return factory(label, key=key, on_change=changed, **kwargs)
 
 

@@ -1,0 +1,209 @@
+"""Every bound slider, written once: its value kept from the lesson state, and its numbers following a mouse drag.
+
+Streamlit 1.67's ``st.slider`` and ``st.select_slider`` send their value when the thumb is let go: while a student
+drags, the charts kept the old numbers and changed 0.4–0.6 s after the release (issue 18). Here the slider stays
+Streamlit's own (label, help, keyboard, look), and a relay in the frame (``DRAG_JS``, an ``st.components.v2``
+component without a view, mounted once by app.py: :func:`mount`) reads the thumb's value while the pointer holds it
+and sends it to the server, which applies it to the lesson state like a move (the bound slider's own ``relay``
+callback) and reruns, so the charts show the server's numbers for the thumb's value during the drag. One value is
+in flight at a time: the next is sent when the app is at rest again (``data-test-script-state`` of Streamlit's
+root element), the thumb's latest value then, so a slow run is never interrupted by the next value (a trigger of the
+frame reruns the whole app, and a rerun request stops a running full run).
+
+Release: the slider sends its own value, as it always did; that is the final truth. A drag that ends where it began
+(the slider sends nothing new) is closed by the relay with the start value (``"d": 1``).
+
+Server side, per session:
+  * ``SLIDERS``: the CSS class of each bound slider's element (``st-key-<key>``) → what a relayed value means there
+    (:class:`_Bound`): written when the slider is drawn.
+  * ``RELAYED``: widget key → (the slider's value when the drag began, the value relayed last). While the widget's
+    own value is still the start value, the lesson state holds the relayed value and :func:`sync` must not write it
+    into the widget: a value written through session state is pushed to the browser as the thumb's position and
+    would pull the thumb back under the pointer.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import streamlit as st
+
+DRAG_KEY = "frame.drag"  # the relay's widget key (its trigger "drag")
+SLIDERS = "_drag_sliders"
+RELAYED = "_drag_relayed"
+
+# The browser side: installed once per page load. A pointer pressed inside a Streamlit slider (stSlider) starts a
+# watch of that slider's range input (react-aria keeps the thumb's value there during a drag) on every animation
+# frame; a new value is sent when no run is in flight and the app is at rest. Sent: {k: the element container's
+# st-key-* classes, v: the thumb's value (select_slider: the option's index), f: the value when the pointer went down,
+# s: a sequence number, d: 1 for the closing message}.
+DRAG_JS = """
+export default function ({ setTriggerValue }) {
+  const R = window.__attentionLabDrag || (window.__attentionLabDrag = install());
+  R.send = setTriggerValue;
+}
+function install() {
+  const R = { send: null, drag: null, seq: 0 };
+  const state = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    return app ? app.getAttribute("data-test-script-state") : "notRunning";
+  };
+  function post(d, value, done) {
+    if (!R.send) return;
+    R.seq += 1;
+    R.send("drag", { k: d.keys, v: Number(value), f: Number(d.from), s: R.seq, d: done ? 1 : 0 });
+  }
+  function frame() {
+    const d = R.drag;
+    if (!d) return;
+    const now = performance.now(), st = state();
+    if (d.inflight) {  // the run it caused: seen starting, then at rest (or 1 s without a sign of it)
+      if (st !== "notRunning") d.seenRun = true;
+      else if (d.seenRun || now - d.sentAt > 1000) d.inflight = false;
+    }
+    const value = d.input.value;
+    if (!d.inflight && st === "notRunning" && value !== d.last) {
+      d.last = value; d.sent = true; d.inflight = true; d.seenRun = false; d.sentAt = now;
+      post(d, value, false);
+    }
+    d.raf = requestAnimationFrame(frame);
+  }
+  document.addEventListener("pointerdown", (ev) => {
+    const slider = ev.target.closest && ev.target.closest('[data-testid="stSlider"]');
+    const input = slider && slider.querySelector('input[type="range"]');
+    const box = slider && slider.closest('[data-testid="stElementContainer"]');
+    if (!input || !box || ev.button !== 0) return;
+    const keys = [...box.classList].filter((c) => c.startsWith("st-key-"));
+    if (!keys.length) return;
+    if (R.drag) cancelAnimationFrame(R.drag.raf);
+    R.drag = { input, keys, from: input.value, last: input.value, sent: false, inflight: false };
+    R.drag.raf = requestAnimationFrame(frame);
+  }, true);
+  const end = () => {
+    const d = R.drag;
+    if (!d) return;
+    R.drag = null;
+    cancelAnimationFrame(d.raf);
+    // the slider sends a changed value itself; one that came back to its start would leave the relayed numbers
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      if (d.sent && d.input.value === d.from) post(d, d.from, true);
+    }));
+  };
+  window.addEventListener("pointerup", end, true);
+  window.addEventListener("pointercancel", end, true);
+  return R;
+}
+"""
+
+
+def css_class(key: str) -> str:
+    """The CSS class Streamlit gives a keyed element's container: ``st-key-`` + key, other characters than
+    [a-zA-Z0-9_-] as ``-`` (Streamlit 1.67's frontend rule)."""
+    return "st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key.strip())
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """A drawn slider as the relay sees it: its widget key, what a relayed value is applied with, and its values:
+    ``options`` (a select_slider: the value is an index into them) or ``lo``..``hi`` (``integer``: an int slider)."""
+    key: str
+    relay: Callable[[object], None]
+    options: tuple | None
+    lo: float | None
+    hi: float | None
+    integer: bool
+
+    def read(self, raw) -> object | None:
+        """A number from the browser as this slider's value; None when it is not one (not finite, out of range,
+        not an option's index)."""
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
+            return None
+        if self.options is not None:
+            k = int(raw)
+            return self.options[k] if k == raw and 0 <= k < len(self.options) else None
+        if (self.lo is not None and raw < self.lo) or (self.hi is not None and raw > self.hi):
+            return None
+        return int(round(raw)) if self.integer else float(raw)
+
+
+def same(a, b) -> bool:
+    """Whether two slider values are the same: numbers within 1e-9 (the browser's float steps and the state's
+    rounded values differ in the last bits), anything else equal."""
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool | str):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+    return a == b
+
+
+def sync(key: str, value) -> None:
+    """Set a slider's session value to ``value`` (the lesson state's) before it is drawn, only when it differs, and
+    not while a drag relays ``value`` (see the module docstring).
+
+    Only when it differs: a value written through session state is pushed to the browser as the slider's new
+    position. Written on every run, it moved the thumb back to the value of the rerun's own key press while the
+    student had already pressed further, and those later presses were lost (found by a new-user trial: ten quick
+    presses went 2.0 → 1.1 → 1.5 → 2.0; the temperature select_slider on /scaling, still written on every run,
+    dropped presses 150 ms apart: issue 18). A slider whose identity changes (a new range) starts from ``value=``,
+    so it needs no write either."""
+    if key in st.session_state:
+        relayed = st.session_state.get(RELAYED, {}).get(key)
+        if relayed is not None and same(st.session_state[key], relayed[0]) and same(value, relayed[1]):
+            return
+        if same(st.session_state[key], value):
+            return
+    st.session_state[key] = value
+
+
+# Sliders are also given their value as value= (the same value sync() set, so the two never disagree): a slider
+# without value= builds Streamlit's whole filtered session state to learn whether it is a range slider, and that runs
+# the state presenter of every keyed chart on the page (ui.plot_component; ~80 µs each): ~1 ms per slider per rerun
+# (docs/load.md). Streamlit's warning about a widget given both a value and a session value is turned off for this
+# in .streamlit/config.toml (global.disableWidgetStateDuplicationWarning).
+def slider(factory: Callable, label: str, *, key: str, value, on_change: Callable[[], None],
+           relay: Callable[[object], None], **kwargs):
+    """Draw ``factory(label, key=key, value=value, on_change=…, **kwargs)`` — st.slider or st.select_slider, or a
+    column's — showing ``value``. ``on_change()`` runs when the slider sends a new value (it reads
+    ``st.session_state[key]``); ``relay(v)`` applies a value the thumb passes during a mouse drag (the same value
+    type as the slider's). Returns the widget's value."""
+    sync(key, value)
+    options = kwargs.get("options")
+    lo, hi = kwargs.get("min_value"), kwargs.get("max_value")
+    st.session_state.setdefault(SLIDERS, {})[css_class(key)] = _Bound(
+        key, relay, None if options is None else tuple(options),
+        None if lo is None else float(lo), None if hi is None else float(hi),
+        isinstance(value, int) and not isinstance(value, bool))
+
+    def changed() -> None:
+        st.session_state.get(RELAYED, {}).pop(key, None)
+        on_change()
+
+    return factory(label, key=key, value=value, on_change=changed, **kwargs)
+
+
+def _on_drag() -> None:
+    """A value from the relay: applied through its slider's ``relay`` while the slider's own value is still the one
+    the drag began from (a value that arrives after the slider sent its release is stale and dropped)."""
+    msg = (st.session_state.get(DRAG_KEY) or {}).get("drag")
+    if not isinstance(msg, dict) or not isinstance(msg.get("k"), list):
+        return
+    sliders = st.session_state.get(SLIDERS, {})
+    bound = next((sliders[c] for c in msg["k"] if isinstance(c, str) and c in sliders), None)
+    if bound is None or bound.key not in st.session_state:
+        return
+    value, start = bound.read(msg.get("v")), bound.read(msg.get("f"))
+    if value is None or start is None or not same(st.session_state[bound.key], start):
+        return
+    relayed = st.session_state.setdefault(RELAYED, {})
+    if msg.get("d"):
+        relayed.pop(bound.key, None)
+    else:
+        relayed[bound.key] = (start, value)
+    bound.relay(value)
+
+
+def mount() -> None:
+    """The relay's browser side (``DRAG_JS``), once in the frame: call it in every full run (app.py), anywhere; it
+    draws nothing."""
+    st.components.v2.component("attention_lab.drag", js=DRAG_JS)(
+        key=DRAG_KEY, on_drag_change=_on_drag, width="stretch", height="content")
