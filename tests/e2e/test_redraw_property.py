@@ -1,0 +1,97 @@
+"""Redraw equals a fresh draw (issue 18): after any sequence of a lesson page's own moves, every chart on the page is
+the chart a fresh load of the page's share link draws — the same charts in the same order, the same numbers and
+words, the same plot area and cell-text boxes within 1 px.
+
+On 107117a a chart redrawn in place could collapse into a strip ~64 px wide (stale colour-bar ticks kept by
+Plotly.react pushed plotly's automatic margins) and stay so until a reload. The driver (tests/e2e/redraw.py: how
+controls are found, what a move is, how pages are compared) is shared with tools/redraw_property.py, the long run.
+
+* One test per registered lesson (lessons.REGISTRY, no exemption): SEQUENCES seeded random sequences of MOVES moves
+  each, each sequence going on from the fresh load the one before was compared with.
+* The three reproductions of issue 18 on /qkv, as their own cases.
+All at 1280×720 in Japanese (the default), each page in its own browser context.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import lessons
+from lessons import qkv as qkv_lesson
+
+from . import redraw as R
+from .helpers import query_of
+
+SEQUENCES, MOVES = 2, 6  # per lesson, in `make test` (the long run: tools/redraw_property.py)
+SEED = 18
+
+
+def _check(outcomes: list[R.Outcome]) -> None:
+    failed = [o for o in outcomes if o.failed]
+    moves = sum(len(o.moves) for o in outcomes)
+    skipped = sum(len(o.skipped) for o in outcomes)
+    assert not failed, (f"{len(failed)} of {len(outcomes)} sequence(s): a redrawn page differs from a fresh load of "
+                        f"its link (redrawn ≠ fresh):\n" + "\n\n".join(o.report() for o in failed))
+    # a sequence whose moves were not done proves nothing: most of them must have been
+    assert skipped * 2 <= moves, "too many moves could not be done:\n" + "\n\n".join(o.report() for o in outcomes)
+
+
+@pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda lesson: lesson.key)
+def test_after_random_moves_every_chart_equals_a_fresh_load_of_the_link(browser, app_server, lesson):
+    page = R.open_page(browser, f"{app_server}/{lesson.key}")
+    assert R.controls(page, lesson.key), f"/{lesson.key}: no controls found (class st-key-{lesson.key}-…)"
+    outcomes = []
+    try:
+        for k in range(SEQUENCES):
+            outcome, fresh = R.run_sequence(browser, page, lesson.key, random.Random(f"{SEED}:{lesson.key}:{k}"),
+                                            MOVES)
+            page.context.close()
+            page = fresh
+            outcomes.append(outcome)
+    finally:
+        page.context.close()
+    _check(outcomes)
+
+
+# ---- the reproductions of issue 18 (/qkv, 1280×720, Japanese) ------------------------------------------------------
+QKV = qkv_lesson.LESSON.key
+TEXT = f"st-key-{QKV}-text"
+
+
+def _reproduce(browser, app_server, moves: list[R.Move], **link) -> None:
+    """Do ``moves`` on a fresh /qkv page; the link must then hold ``link``'s values; then compare as above."""
+    page = R.open_page(browser, f"{app_server}/{QKV}")
+    try:
+        outcome, fresh = R.run_sequence(browser, page, QKV, random.Random(0), 0, moves=moves)
+        fresh.context.close()
+    finally:
+        page.context.close()
+    assert not outcome.skipped, outcome.report()
+    got = {k: query_of(outcome.link).get(k, [None])[-1] for k in link}
+    assert got == link, f"the moves did not reach the state of the reproduction: {got} ≠ {link}\n{outcome.report()}"
+    _check([outcome])
+
+
+def test_two_sentences_typed_one_after_the_other(browser, app_server):
+    """猫が魚を食べる, Enter, then 犬が歩く, Enter: Q, K and both score heatmaps collapsed on 107117a."""
+    _reproduce(browser, app_server, [R.Move("text", TEXT, "猫が魚を食べる"), R.Move("text", TEXT, "犬が歩く")],
+               t="犬が歩く")
+
+
+def test_own_sentence_example_then_a_long_sentence(browser, app_server):
+    """The own-sentence example chosen, then 私は昨日友達と公園で遊んだ typed: both score heatmaps collapsed."""
+    custom = list(qkv_lesson.PRESETS).index("custom")
+    _reproduce(browser, app_server, [R.Move("select", f"st-key-{QKV}-preset", custom),
+                                     R.Move("text", TEXT, "私は昨日友達と公園で遊んだ")], p="custom",
+               t="私は昨日友達と公園で遊んだ")
+
+
+def test_sizes_changed_d_k_then_d_model_then_d_v(browser, app_server):
+    """犬が歩く (d_model 4, d_k 5, d_v 4): d_k → 3, d_model → 5, then d_v 4 → 3: the output heatmap collapsed."""
+    def press(name: str, key: str) -> R.Move:
+        return R.Move("slider", f"st-key-{QKV}-{name}", key)
+
+    _reproduce(browser, app_server, [press("dk", "ArrowLeft"), press("dk", "ArrowLeft"), press("dm", "ArrowRight"),
+                                     press("dv", "ArrowLeft")], dk="3", dm="5", dv="3")

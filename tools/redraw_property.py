@@ -1,0 +1,155 @@
+"""The long run of "redraw equals a fresh draw" (issue 18): many seeded random sequences of moves on every registered
+lesson, each followed by a comparison of every chart with a fresh load of the page's share link.
+
+The driver is tests/e2e/redraw.py (shared with tests/e2e/test_redraw_property.py, which runs a few short sequences
+in `make test`): it finds the page's controls, makes and does the moves, and compares the pages. Each lesson starts
+from its page without a link; every next sequence goes on from the fresh load the one before was compared with.
+Sequence k of lesson L uses random.Random(f"{seed}:{L}:{k}"), so a run is reproducible on the same code.
+
+Prints, per lesson and in all: sequences, moves done (and not done: a control the driver could not work), sequences
+that differed, differences by kind (charts, drawn, numbers, words, geometry, text boxes), app errors, and the time
+(total, median and p95 per sequence); then the report of every sequence that differed. Exit code 1 when any did.
+
+Starts its own `streamlit run app.py` on a free loopback port (stopped at the end whatever happens) and Debian's
+Chromium (never downloaded). With the defaults (50 sequences of 10 moves per lesson) it takes about 30–60 minutes on
+a 2-core machine.
+
+Usage:  .venv/bin/python tools/redraw_property.py [--sequences 50] [--moves 10] [--seed 18] [--app-dir DIR]
+        [--lesson KEY ...] [--report FILE]
+--app-dir serves another copy of the app (e.g. `git worktree add /tmp/old 107117a`) with this checkout's Python.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import lessons  # noqa: E402
+from tests.e2e import redraw as R  # noqa: E402
+from tests.e2e.helpers import CHROMIUM_ARGS, chromium_path  # noqa: E402
+
+
+@contextmanager
+def server(app_dir: Path):
+    """`streamlit run app.py` in ``app_dir`` on a free loopback port; yields its base URL."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = Path(tempfile.mkdtemp(prefix="redraw-property-")) / "server.log"
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
+           str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, cwd=app_dir, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        try:
+            base = f"http://127.0.0.1:{port}"
+            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with opener.open(f"{base}/_stcore/health", timeout=2) as resp:
+                        if resp.status == 200:
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(f"streamlit did not start; its log: {log}")
+                time.sleep(0.25)
+            print(f"app {app_dir} at {base} (log {log})", flush=True)
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+
+
+def run_lesson(browser, base: str, key: str, sequences: int, moves: int, seed: int) -> list[R.Outcome]:
+    outcomes = []
+    page = R.open_page(browser, f"{base}/{key}")
+    try:
+        for k in range(sequences):
+            try:
+                outcome, fresh = R.run_sequence(browser, page, key, random.Random(f"{seed}:{key}:{k}"), moves)
+            except Exception as exc:  # the driver lost the page (a timeout): say so, start again from a fresh page
+                outcome = R.Outcome(start=page.url, skipped=[f"sequence lost: {str(exc).splitlines()[0][:300]}"])
+                fresh = R.open_page(browser, f"{base}/{key}")
+            page.context.close()
+            page = fresh
+            outcomes.append(outcome)
+            mark = "DIFFERS" if outcome.failed else "ok"
+            print(f"  {key} #{k + 1}: {len(outcome.moves)} moves, {outcome.seconds:.1f} s, {mark}"
+                  + (f" ({len(outcome.mismatches)} differences)" if outcome.mismatches else ""), flush=True)
+    finally:
+        page.context.close()
+    return outcomes
+
+
+def figures(name: str, outcomes: list[R.Outcome]) -> str:
+    done = sum(len(o.moves) - len([s for s in o.skipped if s.startswith("move ")]) for o in outcomes)
+    skipped = sum(len(o.skipped) for o in outcomes)
+    kinds = collections.Counter(m.kind for o in outcomes for m in o.mismatches)
+    secs = sorted(o.seconds for o in outcomes if o.seconds)
+    p95 = secs[min(len(secs) - 1, int(round(0.95 * (len(secs) - 1))))] if secs else 0.0
+    by_kind = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or "none"
+    return (f"{name:8s} sequences {len(outcomes):4d} | moves done {done:5d}, not done {skipped:3d} | "
+            f"sequences differing {sum(o.failed for o in outcomes):3d} | differences by kind: {by_kind} | "
+            f"app errors {sum(len(o.errors) for o in outcomes)} | time {sum(secs):.0f} s, per sequence median "
+            f"{statistics.median(secs) if secs else 0:.1f} s, p95 {p95:.1f} s")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sequences", type=int, default=50)
+    ap.add_argument("--moves", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=18)
+    ap.add_argument("--app-dir", type=Path, default=ROOT)
+    ap.add_argument("--lesson", action="append", help="only this lesson (repeatable; default: every registered one)")
+    ap.add_argument("--report", type=Path, help="also write the reports of differing sequences to this file")
+    args = ap.parse_args()
+    keys = [x.key for x in lessons.REGISTRY if not args.lesson or x.key in args.lesson]
+
+    from playwright.sync_api import sync_playwright
+
+    t0 = time.monotonic()
+    results: dict[str, list[R.Outcome]] = {}
+    with server(args.app_dir.resolve()) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+        try:
+            for key in keys:
+                print(f"/{key}: {args.sequences} sequences of {args.moves} moves, seed {args.seed}", flush=True)
+                results[key] = run_lesson(browser, base, key, args.sequences, args.moves, args.seed)
+        finally:
+            browser.close()
+    every = [o for outs in results.values() for o in outs]
+    lines = ["", f"redraw property: {len(keys)} lessons, {args.sequences} sequences × {args.moves} moves each, "
+                 f"seed {args.seed}, viewport {R.VIEWPORT['width']}×{R.VIEWPORT['height']}, "
+                 f"wall time {time.monotonic() - t0:.0f} s"]
+    lines += [figures(key, outs) for key, outs in results.items()] + [figures("all", every)]
+    reports = [f"--- /{key} sequence {k + 1}\n{o.report()}" for key, outs in results.items()
+               for k, o in enumerate(outs) if o.failed or o.skipped]
+    print("\n".join(lines))
+    if reports:
+        print("\n" + "\n\n".join(reports))
+    if args.report:
+        args.report.write_text("\n".join(lines) + "\n\n" + "\n\n".join(reports) + "\n")
+    return 1 if any(o.failed for o in every) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
