@@ -163,7 +163,9 @@ def custom_section(page: runtime.Page) -> None:
                          on_change=lambda: _start(page))
     st.caption(t("masks.ctl.editor_help"))
     widgets.mask_editor(page.key("custom"), lesson.custom_mask(state), toks, toks,
-                        commit=lambda m: page.apply(lesson.with_custom, m))
+                        commit=lambda m: page.apply(lesson.with_custom, m),
+                        current=lambda: lesson.custom_mask(page.state), notify=page.notify,
+                        name=t("fig.mask_bool.custom"))
     steps = lesson.custom_steps(page.state)
     empty = np.flatnonzero(steps.fully_masked)
     if empty.size:

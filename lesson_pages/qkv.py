@@ -97,7 +97,8 @@ def inputs_section(page: runtime.Page) -> None:
                         widgets.matrix_editor(
                             f"qkv.grid.{n}", state.mats[n], *labels[n], name=n,
                             commit=lambda M, n=n: page.apply(lesson.with_matrix, n, M, place=GRID),
-                            notify=lambda code, args: page.notify(code, args, place=GRID))
+                            notify=lambda code, args: page.notify(code, args, place=GRID),
+                            current=lambda n=n: page.state.mats[n])
 
 
 def qkv_section(state: lesson.QKVState, res: lesson.QKVResult) -> None:

@@ -16,10 +16,22 @@ import numpy as np
 from . import link
 from .link import LinkSchema, Notice
 
-__all__ = ["Lesson", "CELL_KEY"]
+__all__ = ["Lesson", "Transition", "CELL_KEY"]
 
 CELL_KEY = "cell"
 """The link key of the cell picker's choice (added to the link of every lesson that declares ``cell_matrices``)."""
+
+
+@dataclass(frozen=True)
+class Transition:
+    """A change a page's control makes: ``apply(state, *args) → state``. Each argument is described by a link field
+    (lessons/link.py) stating what the control can send, including values a stale control still sends after the
+    state changed under it (a row past the end, a matrix of the old shape: ``Matrix``/``Mask`` arguments are drawn
+    of any shape by the contract tests). A transition returns a valid state or raises
+    :class:`~lessons.cells.Refusal` (said in words); nothing else (tests/contract/test_transitions.py)."""
+
+    apply: Callable
+    args: tuple[link.Field, ...] = ()
 
 
 def _no_matrices(state, matrices):
@@ -54,6 +66,8 @@ class Lesson:
             :class:`~lessons.link.Cell` field ``cell`` to the link schema, writes it when it is not the first cell
             (:meth:`encode`) and reads it after the matrices (:meth:`decode`; a choice the state cannot hold is
             moved to the nearest cell and said, notice ``cell_clamped``).
+        transitions: {name: :class:`Transition`}, every change the page's controls make (the cell picker's is
+            added by the contract: :meth:`all_transitions`); the contract tests drive them in random sequences.
     """
 
     key: str
@@ -68,6 +82,7 @@ class Lesson:
     page: str = ""
     color_ranges: Callable[[object], Mapping[str, float]] | None = None
     cell_matrices: Callable[[object], tuple[str, ...]] | None = None
+    transitions: Mapping[str, Transition] | None = None
 
     def __post_init__(self):
         if not self.key.isascii() or not self.key.isidentifier() or self.key != self.key.lower():
@@ -78,6 +93,18 @@ class Lesson:
             object.__setattr__(self, "page", f"lesson_pages/{self.key}.py")
         if self.cell_matrices is not None and CELL_KEY not in self.link.keys:
             object.__setattr__(self, "link", replace(self.link, fields=(*self.link.fields, link.Cell(CELL_KEY))))
+
+    def all_transitions(self) -> dict[str, Transition]:
+        """The declared transitions and the contract's own (the cell picker's ``pick``)."""
+        out = dict(self.transitions or {})
+        if self.cell_matrices is not None:
+            where = (link.Choice("m", self._cell_names()), link.Int("i", -1, 17), link.Int("j", -1, 17))
+            out["pick"] = Transition(self.with_picked_cell, where)
+        return out
+
+    def _cell_names(self) -> tuple[str, ...]:
+        names = tuple(m.key for m in self.link.matrices)
+        return names + ("?",)  # and a matrix the state does not offer
 
     # ---- the cell picker's choice (lessons that declare cell_matrices) ----
     def picked_cell(self, state) -> tuple[str, int, int]:

@@ -14,6 +14,7 @@ PAD to it, the padding and custom-mask sections).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -22,7 +23,8 @@ from attention_core import AttentionSteps, causal_mask, padding_mask, project_qk
 from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
 from . import link, qkv, ranges
-from .base import Lesson
+from .base import Lesson, Transition
+from .cells import Refusal
 from .link import Notice
 
 __all__ = [
@@ -210,21 +212,30 @@ def with_step(state: MasksState, step: int) -> MasksState:
 
 
 def with_custom(state: MasksState, mask) -> MasksState:
-    """Set the custom mask. Raises ValueError unless it is (L, L) bool."""
+    """Set the custom mask. Raises Refusal: "shape" unless it is (L, L) (a grid drawn before the batch length
+    changed), "format_mask" unless it is bool."""
     m = np.asarray(mask)
     L = batch(state).length
-    if m.dtype != np.bool_ or m.shape != (L, L):
-        raise ValueError(f"the custom mask must be bool of shape {(L, L)}, got {m.dtype} {m.shape}")
+    if m.shape != (L, L):
+        raise Refusal("shape", got="x".join(str(k) for k in m.shape), want=f"{L}x{L}")
+    if m.dtype != np.bool_:
+        raise Refusal("format_mask")
     return replace(state, custom=m.copy())
 
 
 def with_custom_cell(state: MasksState, i: int, j: int, allowed: bool) -> MasksState:
+    """One cell of the custom mask. Raises Refusal ("outside") for a cell outside it."""
     m = custom_mask(state).copy()
+    if not (0 <= i < m.shape[0] and 0 <= j < m.shape[1]):
+        raise Refusal("outside", matrix="M", row=int(i) + 1, col=int(j) + 1, shape=f"{m.shape[0]}x{m.shape[1]}")
     m[i, j] = bool(allowed)
     return replace(state, custom=m)
 
 
 def with_custom_start(state: MasksState, start: str) -> MasksState:
+    """The custom mask started afresh from one of CUSTOM_STARTS. Raises Refusal ("invalid") for another word."""
+    if start not in CUSTOM_STARTS:
+        raise Refusal("invalid")
     return replace(state, custom=_start_mask(state, start))
 
 
@@ -323,8 +334,28 @@ def with_matrices(state: MasksState, mats: dict) -> MasksState:
     return replace(state, custom=mats["M"]) if "M" in mats else state
 
 
+def _set(attr: str, convert) -> Callable:
+    return lambda s, v: replace(s, **{attr: convert(v)})
+
+
+TRANSITIONS = {
+    "text": Transition(with_text, (link.Text("t", MAX_TEXT_CHARS),)),
+    "text2": Transition(with_text2, (link.Text("t2", MAX_TEXT_CHARS),)),
+    "seed": Transition(_set("seed", int), (link.Int("s", 0, SEED_MAX),)),
+    "causal": Transition(_set("causal", bool), (link.Flag("c"),)),
+    "padding": Transition(_set("padding", bool), (link.Flag("pd"),)),
+    "extra_pad": Transition(with_extra_pad, (link.Int("xp", 0, MAX_EXTRA_PAD),)),
+    "item": Transition(_set("item", int), (link.Int("b", 0, 1),)),
+    "step": Transition(with_step, (link.Int("st", 0, MAX_TOKENS + 2),)),  # a stale slider past the end
+    "custom": Transition(with_custom, (link.Mask("M"),)),
+    "custom_cell": Transition(with_custom_cell, (link.Int("i", 0, 2 * MAX_TOKENS), link.Int("j", 0, 2 * MAX_TOKENS),
+                                                 link.Flag("a"))),
+    "custom_start": Transition(with_custom_start, (link.Choice("start", (*CUSTOM_STARTS, "other")),)),
+}
+"""What the page's controls do (lesson_pages/masks.py): the contract tests drive these in random sequences."""
+
 LESSON = Lesson(key="masks", icon=":material/visibility_off:", default_state=MasksState, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,
-                with_matrices=with_matrices, color_ranges=color_ranges)
+                with_matrices=with_matrices, color_ranges=color_ranges, transitions=TRANSITIONS)
 
 assert len(tokens(DEFAULT_TEXT)) <= MAX_TOKENS

@@ -18,7 +18,7 @@ from attention_core import AttentionSteps, causal_mask, project_qkv, scaled_dot_
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link, ranges
-from .base import Lesson
+from .base import Lesson, Transition
 from .cells import CELL_LIMIT, Refusal, check_cell
 from .link import Notice
 
@@ -285,7 +285,9 @@ def default_state(preset_key: str = "dog", seed: int = 0) -> QKVState:
 
 def with_preset(state: QKVState, preset_key: str) -> QKVState:
     """Start the preset afresh (its tokens, sizes, matrices), keeping the seed, the causal switch and the picked
-    cell."""
+    cell. Raises Refusal ("invalid") for an unknown preset."""
+    if preset_key not in PRESETS:
+        raise Refusal("invalid")
     return replace(default_state(preset_key, state.seed), causal=state.causal, cell=state.cell)
 
 
@@ -347,9 +349,9 @@ def with_mode(state: QKVState, mode: str) -> QKVState:
 
     Entering direct mode starts Q, K, V at the current X·W so the numbers continue, unless they were edited in
     direct mode before (``direct_edits``): those edits are kept. Going back to "xw" keeps X and W as they were.
-    Raises ValueError for another mode."""
+    Raises Refusal ("invalid", a ValueError) for another mode."""
     if mode not in ("xw", "direct"):
-        raise ValueError(f"mode must be 'xw' or 'direct', got {mode!r}")
+        raise Refusal("invalid")
     if mode == state.mode:
         return state
     mats = dict(state.mats)
@@ -379,10 +381,18 @@ def with_query(state: QKVState, query: int) -> tuple[QKVState, bool]:
 
 def with_matrix(state: QKVState, name: str, M) -> QKVState:
     """Replace matrix ``name`` (same shape; every value must pass :func:`check_cell` within :func:`cell_limit`).
-    Raises ValueError (a Refusal naming the cell)."""
-    arr = np.array(M, dtype=np.float64)
-    if arr.shape != state_shape(state, name):
-        raise ValueError(f"{name} must have shape {state_shape(state, name)}, got {arr.shape}")
+    Raises Refusal: "shape" (a matrix of another shape, e.g. a grid drawn before a size changed), "invalid" (an
+    unknown name or not numbers), or a cell's refusal naming the cell."""
+    if name not in MATRICES:
+        raise Refusal("invalid")
+    try:
+        arr = np.array(M, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise Refusal("invalid") from None
+    want = state_shape(state, name)
+    if arr.shape != want:
+        got = "x".join(str(k) for k in arr.shape)
+        raise Refusal("shape", got=got, want=f"{want[0]}x{want[1]}")
     for (i, j), v in np.ndenumerate(arr):
         try:
             check_cell(float(v), cell_limit(name))
@@ -393,11 +403,14 @@ def with_matrix(state: QKVState, name: str, M) -> QKVState:
 
 
 def with_cell(state: QKVState, name: str, i: int, j: int, value) -> QKVState:
-    """Set one cell. Raises ValueError (from :func:`check_cell`) or IndexError for a cell outside the matrix."""
+    """Set one cell. Raises Refusal: a code of :func:`check_cell`, "invalid" for an unknown matrix, "outside" for a
+    cell outside the matrix (a slider drawn for a cell that a new size removed)."""
     v = check_cell(value)
+    if name not in state.mats:
+        raise Refusal("invalid")
     M = state.mats[name].copy()
     if not (0 <= i < M.shape[0] and 0 <= j < M.shape[1]):
-        raise IndexError(f"cell ({i}, {j}) is outside {name} of shape {M.shape}")
+        raise Refusal("outside", matrix=name, row=int(i) + 1, col=int(j) + 1, shape=f"{M.shape[0]}x{M.shape[1]}")
     M[i, j] = v
     return _placed(state, name, M)
 
@@ -527,6 +540,25 @@ def with_matrices(state: QKVState, mats: dict) -> QKVState:
     return replace(state, direct_edits=edited)
 
 
+def _sizes(attr: str) -> Transition:
+    return Transition(lambda s, v: with_sizes(s, **{attr: v}), (link.Int(attr, DIM_MIN, DIM_MAX),))
+
+
+TRANSITIONS = {
+    "preset": Transition(with_preset, (link.Choice("p", (*PRESETS, "gone")),)),
+    "text": Transition(with_text, (link.Text("t", MAX_TEXT_CHARS),)),
+    "d_model": _sizes("d_model"), "d_k": _sizes("d_k"), "d_v": _sizes("d_v"),
+    "seed": Transition(with_seed, (link.Int("s", 0, SEED_MAX),)),
+    "mode": Transition(with_mode, (link.Choice("m", ("xw", "direct", "other")),)),
+    "query": Transition(lambda s, q: with_query(s, q)[0], (link.Int("q", 0, 20),)),  # a stale option past the end
+    "causal": Transition(lambda s, v: replace(s, causal=bool(v)), (link.Flag("c"),)),
+    "cell": Transition(with_cell, (link.Choice("m", MATRICES), link.Int("i", 0, DIM_MAX), link.Int("j", 0, DIM_MAX),
+                                   link.Decimal("v", -2 * CELL_LIMIT, 2 * CELL_LIMIT))),
+    **{f"grid.{n}": Transition(lambda s, M, n=n: with_matrix(s, n, M), (link.Matrix(n, cell_limit(n)),))
+       for n in MATRICES},
+}
+"""What the page's controls do (lesson_pages/qkv.py): the contract tests drive these in random sequences."""
+
 LESSON = Lesson(key="qkv", icon=":material/calculate:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,
-                color_ranges=color_ranges, cell_matrices=lambda s: active_matrices(s.mode))
+                color_ranges=color_ranges, cell_matrices=lambda s: active_matrices(s.mode), transitions=TRANSITIONS)

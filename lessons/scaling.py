@@ -20,7 +20,8 @@ from attention_core import scaling as scaling_math
 from attention_core.scaling import DK_STEPS
 
 from . import link
-from .base import Lesson
+from .base import Lesson, Transition
+from .cells import Refusal
 from .link import Notice
 
 __all__ = [
@@ -116,20 +117,33 @@ def default_state() -> ScalingState:
 
 
 def with_score(state: ScalingState, i: int, v: float) -> ScalingState:
-    """Book i's score, clamped to SCORE_MIN..SCORE_MAX and snapped to the grid. Raises IndexError, ValueError."""
+    """Book i's score, clamped to SCORE_MIN..SCORE_MAX and snapped to the grid. Raises Refusal ("invalid") for a
+    book that does not exist, ("not_finite") for NaN or ±∞."""
+    _book(i)
+    if not math.isfinite(float(v)):
+        raise Refusal("not_finite", value=str(v)[:40])
     s = list(state.scores)
     s[i] = _snap(min(max(float(v), SCORE_MIN), SCORE_MAX))
     return replace(state, scores=tuple(s))
 
 
 def with_value(state: ScalingState, i: int, j: int, v: float) -> ScalingState:
-    """Component j of book i's value, clamped to ±VALUE_LIMIT. Raises IndexError, ValueError (NaN)."""
+    """Component j of book i's value, clamped to ±VALUE_LIMIT. Raises Refusal ("invalid") for a book or component
+    that does not exist, ("not_finite") for NaN or ±∞."""
+    _book(i)
+    if not 0 <= int(j) < D_VALUE:
+        raise Refusal("invalid")
     v = float(v)
     if not math.isfinite(v):
-        raise ValueError(f"a value must be a finite number, got {v!r}")
+        raise Refusal("not_finite", value=str(v)[:40])
     rows = [list(r) for r in state.values]
     rows[i][j] = min(max(v, -VALUE_LIMIT), VALUE_LIMIT) + 0.0
     return replace(state, values=tuple(tuple(r) for r in rows))
+
+
+def _book(i: int) -> None:
+    if not 0 <= int(i) < N_BOOKS:
+        raise Refusal("invalid")
 
 
 def _clean_text(text: str, default: str) -> str:
@@ -140,7 +154,9 @@ def _clean_text(text: str, default: str) -> str:
 
 
 def with_title(state: ScalingState, i: int, text: str, default: str = "") -> ScalingState:
-    """Book i's title. ``default`` is the current language's default title: typing it (or nothing) stores ""."""
+    """Book i's title. ``default`` is the current language's default title: typing it (or nothing) stores "".
+    Raises Refusal ("invalid") for a book that does not exist."""
+    _book(i)
     titles = list(state.titles)
     titles[i] = _clean_text(text, default)
     return replace(state, titles=tuple(titles))
@@ -197,5 +213,30 @@ def from_link(values: dict) -> tuple[ScalingState, list[Notice]]:
     return state, []
 
 
+def _set(attr: str, field: link.Field) -> Transition:
+    """A plain setting, refused in words when the state cannot hold it (ScalingState checks every value)."""
+    def apply(state, v):
+        try:
+            return replace(state, **{attr: v})
+        except ValueError:
+            raise Refusal("invalid") from None
+    return Transition(apply, (field,))
+
+
+_BOOK = link.Int("i", 0, N_BOOKS - 1)
+TRANSITIONS = {
+    "score": Transition(with_score, (_BOOK, link.Decimal("s", 2 * SCORE_MIN, 2 * SCORE_MAX))),
+    "value": Transition(with_value, (_BOOK, link.Int("j", 0, D_VALUE - 1),
+                                     link.Decimal("v", -2 * VALUE_LIMIT, 2 * VALUE_LIMIT))),
+    "title": Transition(with_title, (_BOOK, link.Text("t", 2 * MAX_TITLE_CHARS))),
+    "query": Transition(with_query, (link.Text("q", 2 * MAX_TITLE_CHARS),)),
+    "d_k": _set("d_k", link.Int("dk", 1, max(DK_STEPS), allowed=DK_STEPS)),
+    "scaled": _set("scaled", link.Flag("sc")),
+    "temperature": _set("temperature", link.Decimal("T", min(TEMPERATURES), max(TEMPERATURES), allowed=TEMPERATURES)),
+    "n_keys": _set("n_keys", link.Int("n", N_KEYS_MIN, N_KEYS_MAX)),
+    "seed": _set("seed", link.Int("seed", 0, SEED_MAX)),
+}
+"""What the page's controls do (lesson_pages/scaling.py): the contract tests drive these in random sequences."""
+
 LESSON = Lesson(key="scaling", icon=":material/tune:", default_state=default_state, link=LINK, to_link=to_link,
-                from_link=from_link, arrays=arrays)
+                from_link=from_link, arrays=arrays, transitions=TRANSITIONS)

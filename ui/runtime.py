@@ -9,12 +9,20 @@ Reruns. A full run goes through app.py (the frame) and writes the page's link in
 panel after the page ran. A rerun of an ``st.fragment`` (see :meth:`Page.live`) does not run the frame: the link
 is written by :meth:`Page.publish` itself, and while the sidebar's share panel is open (it shows the link, and a
 fragment cannot redraw the sidebar) the whole app is rerun so the panel shows the new link.
+
+Errors. A student never sees a traceback or a server path: a transition that raises anything but a refusal leaves
+the state as it was and is said in words (notice ``unexpected``), and an error while a page (or one of its
+fragments) draws becomes a message in words with a button that starts the lesson afresh (:func:`guarded`); the
+details go to the server log (logger ``attention_lab``). Streamlit's own error box, for anything outside these, shows
+no details either (``client.showErrorDetails = "none"`` in .streamlit/config.toml).
 """
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 import streamlit as st
+from streamlit.errors import FragmentHandledException
 
 import lessons
 from lessons import Lesson
@@ -27,6 +35,7 @@ SHARE_KEY = "_share_params"
 SHARE_PANEL_KEY = "frame.share"  # the sidebar's share panel (an expander): True while it is open
 FRAME_RUNNING = "_frame_running"  # True while app.py runs: a page's code running without it is a fragment rerun
 FRAME = "frame"  # notice place of the frame (the sidebar)
+log = logging.getLogger("attention_lab")
 
 
 def push_notices(place: str, notes) -> None:
@@ -66,13 +75,26 @@ class Page:
     def state(self, value) -> None:
         st.session_state[self._state_key] = value
 
+    def reset(self) -> None:
+        """Start the lesson afresh: its default state (the way out of a page that failed to draw)."""
+        self.state = self.lesson.default_state()
+
     def apply(self, transition: Callable, *args, place: str = "top", **kwargs) -> bool:
         """state = transition(state, *args, **kwargs). A :class:`~lessons.cells.Refusal` leaves the state as it
-        was and becomes a ``value_refused`` notice at ``place``. Returns True when the state changed."""
+        was and becomes a ``value_refused`` notice at ``place``; any other error (a defect: transitions raise only
+        refusals, tests/contract) likewise, as an ``unexpected`` notice, its details in the server log. The cell
+        picker's choice (``Lesson.cell_matrices``) is kept inside the new state's matrices, as the picker shows it.
+        Returns True when the state changed."""
         try:
             new = transition(self.state, *args, **kwargs)
+            if self.lesson.cell_matrices is not None and getattr(new, "cell", None) is not None:
+                new = self.lesson.with_picked_cell(new, *self.lesson.picked_cell(new))
         except Refusal as e:
             self.notify("value_refused", {"reason": t(f"reason.{e.code}", **e.args_)}, place=place)
+            return False
+        except Exception:
+            log.exception("lesson %s: transition %s raised", self.lesson.key, getattr(transition, "__name__", "?"))
+            self.notify("unexpected", {}, place=place)
             return False
         self.state = new
         return True
@@ -115,8 +137,22 @@ class Page:
 
 @st.fragment
 def _live_fragment(page: Page, body: Callable[[Page], None]) -> None:
-    page.publish()
-    body(page)
+    guarded(page, lambda p: (p.publish(), body(p)), where=getattr(body, "__name__", "live"))
+
+
+def guarded(page: Page, body: Callable[[Page], None], *, where: str = "page") -> None:
+    """Run ``body(page)``; an error in it (a defect) becomes a message in words in the page's language, with a
+    button that starts the lesson afresh, and its details go to the server log, never to the screen. What was drawn
+    before the error stays. Streamlit's own control flow (``st.rerun``, ``st.stop``) passes through."""
+    try:
+        body(page)
+    except FragmentHandledException:  # an inner fragment's error, already handled by Streamlit
+        raise
+    except Exception:
+        log.exception("lesson %s: drawing %s raised", page.lesson.key, where)
+        st.error(t("error.unexpected"), icon=":material/error:")
+        st.button(t("error.reset"), key=page.key(f"error_reset.{where}"), icon=":material/restart_alt:",
+                  on_click=page.reset)
 
 
 def run(lesson_key: str, render: Callable[[Page], None]) -> None:
@@ -127,5 +163,5 @@ def run(lesson_key: str, render: Callable[[Page], None]) -> None:
     st.title(t(f"{lesson_key}.title"))
     st.markdown(t(f"{lesson_key}.intro"))
     page.show_notices()
-    render(page)
+    guarded(page, render, where="render")
     page.publish()

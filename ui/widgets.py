@@ -63,7 +63,7 @@ def _apply_edits(base: np.ndarray, edits: dict, cols: list[str], read: Callable)
     for i, row in edits.items():
         for col, value in row.items():
             i_, j = int(i), cols.index(str(col)) if str(col) in cols else -1
-            if j < 0 or not 0 <= i_ < out.shape[0]:
+            if not (0 <= j < out.shape[1] and 0 <= i_ < out.shape[0]):  # outside: see _outside
                 continue
             try:
                 out[i_, j] = read(value)
@@ -79,26 +79,47 @@ def _reset_editor(key: str, M: np.ndarray) -> None:
     st.session_state[f"{key}:base"] = M.copy()
 
 
+def _outside(edits: dict, cols: list[str], grid_shape: tuple[int, int], shape: tuple[int, int]) -> list:
+    """The edits (i, j, typed value) made in a grid of ``grid_shape`` that fall outside a matrix of ``shape``."""
+    out = []
+    for i, row in edits.items():
+        for col, value in row.items():
+            i_, j = int(i), cols.index(str(col)) if str(col) in cols else -1
+            if 0 <= i_ < grid_shape[0] and 0 <= j < grid_shape[1] and not (i_ < shape[0] and j < shape[1]):
+                out.append((i_, j, value))
+    return out
+
+
 def _on_edit(key: str, edkey: str, cols: list[str], read: Callable, commit: Callable[[np.ndarray], None],
-             on_refused: Callable | None) -> None:
+             on_refused: Callable | None, current: Callable[[], np.ndarray] | None = None,
+             on_dropped: Callable | None = None) -> None:
+    """The grid's edits, placed on the matrix as it is NOW (``current()``), then committed.
+
+    A grid edit still pending (typed, no Enter) when a size slider is clicked arrives in the same rerun as the new
+    size, and Streamlit may run the slider's change first: the grid's base is then of the old shape (issue 20: a
+    ValueError traceback, the typed value lost). Placed on the current matrix, every edit that still fits is kept
+    and the ones that no longer fit are named (``on_dropped(cells, shape)``), never lost without a word. Placing the
+    edits on the current matrix also keeps a refused cell at the value it had just before (which may be an earlier
+    accepted edit of the same cell: the grid's new edit replaced that one in edited_rows)."""
     base = st.session_state[f"{key}:base"]
     edits = st.session_state.get(edkey, {}).get("edited_rows", {})
-    M, refused = _apply_edits(base, edits, cols, read)
-    # A refused cell keeps the value it had just before, which may be an earlier accepted edit of the same cell:
-    # the grid's new edit replaced that one in edited_rows, so the base would bring back an older number.
-    before = st.session_state.get(f"{key}:current")
-    if before is not None and before.shape == M.shape:
-        for i, j, _ in refused:
-            M[i, j] = before[i, j]
+    now = current() if current is not None else st.session_state.get(f"{key}:current")
+    if now is None or (current is None and now.shape != base.shape):
+        now = base
+    M, refused = _apply_edits(np.asarray(now).copy(), edits, cols, read)
+    dropped = _outside(edits, cols, base.shape, M.shape) if M.shape != base.shape else []
     commit(M)
     for i, j, e in refused:
         on_refused(i, j, e)
-    if refused:  # show the accepted values again, not what was typed
+    if dropped and on_dropped is not None:
+        on_dropped(dropped, M.shape)
+    if refused or dropped or M.shape != base.shape:  # show the accepted values again, not what was typed
         _reset_editor(key, M)
 
 
 def _grid(key: str, M: np.ndarray, row_labels, col_labels, *, show: Callable, read: Callable, column: Callable,
-          commit: Callable[[np.ndarray], None], on_refused: Callable | None = None) -> None:
+          commit: Callable[[np.ndarray], None], on_refused: Callable | None = None,
+          current: Callable[[], np.ndarray] | None = None, on_dropped: Callable | None = None) -> None:
     base = st.session_state.get(f"{key}:base")
     ver = st.session_state.get(f"{key}:ver", 0)
     edkey = f"{key}:ed{ver}"
@@ -114,14 +135,31 @@ def _grid(key: str, M: np.ndarray, row_labels, col_labels, *, show: Callable, re
         edkey = f"{key}:ed{ver}"
         base = st.session_state[f"{key}:base"]
     df = pd.DataFrame([[show(v) for v in row] for row in base], index=[str(r) for r in row_labels], columns=cols)
-    st.data_editor(df, key=edkey, on_change=_on_edit, args=(key, edkey, cols, read, commit, on_refused),
+    st.data_editor(df, key=edkey, on_change=_on_edit,
+                   args=(key, edkey, cols, read, commit, on_refused, current, on_dropped),
                    num_rows="fixed", column_config={c: column(c) for c in cols}, width="content")
 
 
+def _dropped_notice(notify: Callable[[str, dict], None], name: str, *, values: bool) -> Callable:
+    """``on_dropped`` of a grid: the edits that no longer fit matrix ``name`` after a resize, said in one notice
+    ("grid_dropped": each cell by row and column, with what was typed when ``values``)."""
+    def dropped(cells, shape) -> None:
+        shown = [t("grid.cell_value_word" if values else "grid.cell_word", row=i + 1, col=j + 1,
+                   value=str(v).strip()[:20]) for i, j, v in cells[:8]]
+        more = t("grid.dropped_more", n=len(cells) - 8) if len(cells) > 8 else ""
+        notify("grid_dropped", {"matrix": name, "shape": f"{shape[0]}×{shape[1]}",
+                                "cells": t("grid.sep").join(shown) + more})
+    return dropped
+
+
 def matrix_editor(key: str, M: np.ndarray, row_labels: list[str], col_labels: list[str], *, name: str,
-                  commit: Callable[[np.ndarray], None], notify: Callable[[str, dict], None]) -> None:
+                  commit: Callable[[np.ndarray], None], notify: Callable[[str, dict], None],
+                  current: Callable[[], np.ndarray] | None = None) -> None:
     """An editable grid for matrix M. Edits are validated cell by cell (finite, within the cell limit) and passed
     to ``commit``; refused cells keep their old value and ``notify("cell_refused", args)`` is called.
+    ``current``: () → the matrix as the lesson state holds it when the edit arrives (a change of the same rerun, such
+    as a new size, may have resized it): the edits are placed on it, and those that no longer fit are said
+    (``notify("grid_dropped", args)``).
 
     Cells are text columns, read by :func:`lessons.cells.parse_cell_text`: what was typed or pasted
     reaches the app as typed (a number column drops the "e" of "1e308" while typing and turns a pasted value it
@@ -131,16 +169,21 @@ def matrix_editor(key: str, M: np.ndarray, row_labels: list[str], col_labels: li
         notify("cell_refused", dict(matrix=name, row=i + 1, col=j + 1, reason=t(f"reason.{e.code}", **e.args_)))
 
     _grid(key, M, row_labels, col_labels, show=cell_text, read=parse_cell_text,
-          column=lambda c: st.column_config.TextColumn(c, alignment="right"), commit=commit, on_refused=refused)
+          column=lambda c: st.column_config.TextColumn(c, alignment="right"), commit=commit, on_refused=refused,
+          current=current, on_dropped=_dropped_notice(notify, name, values=True))
 
 
-def mask_editor(key: str, mask: np.ndarray, row_labels, col_labels, *, commit: Callable[[np.ndarray], None]) -> None:
+def mask_editor(key: str, mask: np.ndarray, row_labels, col_labels, *, commit: Callable[[np.ndarray], None],
+                current: Callable[[], np.ndarray] | None = None, notify: Callable[[str, dict], None] | None = None,
+                name: str = "") -> None:
     """An editable grid of tick boxes for a boolean mask (ticked = True = may attend); each edit is passed to
-    ``commit`` as the whole (r, c) bool mask. Labels are numbered ("1 <token>"), so repeated tokens stay apart."""
+    ``commit`` as the whole (r, c) bool mask. Labels are numbered ("1 <token>"), so repeated tokens stay apart.
+    ``current``, ``notify``: as for :func:`matrix_editor` (``name``: the mask's name in the notice)."""
     rows = [f"{i + 1} {x}" for i, x in enumerate(row_labels)]
     cols = [f"{j + 1} {x}" for j, x in enumerate(col_labels)]
     _grid(key, np.asarray(mask, dtype=bool), rows, cols, show=bool, read=bool,
-          column=lambda c: st.column_config.CheckboxColumn(c), commit=commit)
+          column=lambda c: st.column_config.CheckboxColumn(c), commit=commit, current=current,
+          on_dropped=_dropped_notice(notify, name, values=False) if notify else None)
 
 
 def cell_text(v: float) -> str:

@@ -145,7 +145,7 @@ def assert_others_kept(before: dict, after: dict, touched: set[str]) -> None:
 def base_state(lesson):
     """A far-from-default valid state of ``lesson`` whose link holds every parameter of its schema: the corner
     value of each field (tests/contract/lesson_strategies.py), a switch at its non-default position, and a matrix of
-    the right shape for each matrix field."""
+    the right shape for each matrix field, and the cell picker's last cell where the lesson has one."""
     from lesson_strategies import corner_values
 
     values = corner_values(lesson.link)
@@ -161,4 +161,9 @@ def base_state(lesson):
             mats[m.key] = np.indices((r, c)).sum(0) % 2 == 0
         else:
             mats[m.key] = np.arange(r * c, dtype=float).reshape(r, c) * 0.25 - 1
-    return lesson.with_matrices(state, mats)
+    state = lesson.with_matrices(state, mats)
+    if lesson.cell_matrices is not None:  # the cell picker's choice (lessons/base.py): its last cell, in the link
+        name = lesson.cell_matrices(state)[-1]
+        r, c = lesson.matrix_shape(state, name)
+        state = lesson.with_picked_cell(state, name, r - 1, c - 1)
+    return state

@@ -24,6 +24,7 @@ from streamlit.testing.v1 import AppTest
 
 import lessons
 from lessons import link
+from lessons.base import CELL_KEY
 from ui.i18n import LANGS, table
 
 SCALAR_KINDS = ("empty", "whitespace", "nan", "plus_inf", "minus_inf", "huge_1e308", "minus_zero", "non_number",
@@ -33,7 +34,8 @@ MATRIX_KINDS = ("empty", "wrong_shape", "truncated", "extra_value", "nan_cell", 
 MASK_KINDS = ("empty", "wrong_shape", "truncated", "not_bits", "nan_cell", "long_1000")
 PLAIN = {"empty": "", "whitespace": "  \t ", "nan": "nan", "plus_inf": "inf", "minus_inf": "-inf",
          "huge_1e308": "1e308", "minus_zero": "-0", "non_number": "abc", "python_number": "1_0",
-         "full_width_digits": "１２", "markup": "<b>1</b> **2** $3$", "control": "a\nb", "unicode": "🐕\u202e\u200b"}
+         "full_width_digits": "１２", "markup": "<b>1</b> **2** $3$", "control": "a\nb\u202e",
+         "unicode": "🐕\u200b\u2060"}
 
 
 def cases():
@@ -107,6 +109,8 @@ words when another parameter (the sentence) left fewer tokens than it points at.
 def named(notes, key: str, lesson=None) -> bool:
     """A notice names parameter ``key`` (its value refused or rounded, or the token it points at gone)."""
     if any(n.code in ("bad_value", "rounded") and n.args.get("param") == key[:20] for n in notes):
+        return True
+    if key == CELL_KEY and any(n.code == "cell_clamped" for n in notes):  # the picked cell gone with its row
         return True
     return lesson is not None and any(TOKEN_PARAMS.get(n.code) == (lesson.key, key) for n in notes)
 

@@ -425,14 +425,16 @@ def test_with_cell_refuses_and_leaves_state_alone():
     with pytest.raises(Refusal):
         L.with_cell(s, "W_Q", 0, 0, "inf")
     np.testing.assert_array_equal(s.mats["W_Q"], DOG_WQ)
-    with pytest.raises(IndexError):
+    with pytest.raises(Refusal) as ei:  # a refusal in words (issue 20: a transition raises nothing else)
         L.with_cell(s, "W_Q", 4, 0, 1.0)
+    assert ei.value.code == "outside" and ei.value.args_ == {"matrix": "W_Q", "row": 5, "col": 1, "shape": "4x5"}
 
 
 def test_with_cell_negative_index_is_outside_the_matrix():
     s = L.default_state("dog")
-    with pytest.raises(IndexError):
+    with pytest.raises(Refusal) as ei:
         L.with_cell(s, "W_Q", -1, 0, 9.0)
+    assert ei.value.code == "outside"
 
 
 # --------------------------------------------------------------------------------------------- K14 (state)
