@@ -118,7 +118,8 @@ def padding_section(page: runtime.Page) -> None:
     draw.show_table(["", *[str(k + 1) for k in range(b.length)]],
                     [[str(i + 1), *row] for i, row in enumerate(b.tokens)])
     bind.field(page, st.radio, "item", t("masks.ctl.item"), convert=int, options=[0, 1], horizontal=True,
-               format_func=lambda i: t("masks.item.label", b=i + 1, tokens=" ".join(b.tokens[i])))
+               format_func=lambda i: t("masks.item.label", b=i + 1,
+                                       tokens=" ".join(draw.md_escape(x) for x in b.tokens[i])))
     state = page.state
     toks = list(b.tokens[state.item])
     causal, pad, both = lesson.batch_masks(state)

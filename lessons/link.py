@@ -165,16 +165,38 @@ class Decimal(Field):
         return format_number(value)
 
 
-def _has_control(s: str) -> bool:
-    """Control characters other than the tab (a one-line text field keeps a pasted tab: a row copied from a
-    spreadsheet), which a text field could not show."""
-    return any((ord(ch) < 32 and ch != "\t") or ord(ch) == 127 for ch in s)
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def unshowable(s: str) -> list[str]:
+    """The characters of ``s`` that no text of the app may hold, as "U+000B" codes (each once, in order): control
+    characters other than the tab (C0, DEL, C1: a one-line field keeps a pasted tab, a row copied from a
+    spreadsheet), the line and paragraph separators, and the explicit text-direction controls (embeddings,
+    overrides, isolates: U+202A..U+202E, U+2066..U+2069), which would turn the page's own words around them. The
+    one rule for every text, typed (ui.bind) or in a link (:class:`Text`); zero-width characters are allowed."""
+    out = []
+    for ch in s:
+        o = ord(ch)
+        bad = (o < 32 and ch != "\t") or 127 <= o < 160 or o in (0x2028, 0x2029) or ch in _BIDI_CONTROLS
+        code = f"U+{o:04X}"
+        if bad and code not in out:
+            out.append(code)
+    return out
+
+
+def check_text(s: str) -> str:
+    """``s`` when :func:`unshowable` finds nothing in it; else raises ``Refusal("control", chars="U+000B, …")``."""
+    bad = unshowable(s)
+    if bad:
+        raise Refusal("control", chars=", ".join(bad[:5]) + (", …" if len(bad) > 5 else ""))
+    return s
 
 
 @dataclass(frozen=True)
 class Text(Field):
-    """Text of at most ``max_chars`` characters (characters, not bytes), without control characters (a tab is
-    allowed); kept exactly as typed (pages escape it where they draw it). ``strip``: surrounding spaces dropped."""
+    """Text of at most ``max_chars`` characters (characters, not bytes), holding nothing :func:`unshowable` finds (a
+    tab is allowed); kept exactly as typed (pages draw it through ui.escape). ``strip``: surrounding spaces
+    dropped."""
 
     key: str
     max_chars: int
@@ -182,8 +204,7 @@ class Text(Field):
 
     def parse(self, raw: str) -> str:
         s = raw.strip() if self.strip else raw
-        if _has_control(s):
-            raise Refusal("control")
+        check_text(s)
         if len(s) > self.max_chars:
             raise Refusal("too_long", n=len(s), max=self.max_chars)
         return s

@@ -15,6 +15,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import streamlit as st
 
+from lessons import link
+
 from . import drag
 from .draw import num
 from .i18n import t
@@ -47,12 +49,26 @@ def control(page: Page, factory: Callable, name: str, label: str, *, value, appl
             value = chosen_option(value, options, kwargs.get("format_func", str))
             if value is None:
                 return
+        elif isinstance(value, str) and _refused_text(page, value, label, place):
+            return
         page.apply(apply, _cut(page, value, limit, label, place), place=place)
 
     if is_slider:
         return drag.slider(factory, label, key=key, value=value, on_change=changed,
                            relay=lambda v: page.apply(apply, v, place=place), **kwargs)
     return factory(label, key=key, on_change=changed, **kwargs)
+
+
+def _refused_text(page: Page, value: str, label: str, place: str) -> bool:
+    """What a person typed holds a character no text of the app may hold (a control or text-direction character,
+    :func:`lessons.link.unshowable`, the rule the same text meets in a link): refused, said in words naming the field
+    and the characters (notice "text_refused" at ``place``). Returns True when refused."""
+    try:
+        link.check_text(value)
+    except link.Refusal as e:
+        page.notify("text_refused", {"label": label, "reason": t(f"reason.{e.code}", **e.args_)}, place=place)
+        return True
+    return False
 
 
 def _cut(page: Page, value, limit: int | None, label: str, place: str):

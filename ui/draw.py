@@ -18,6 +18,8 @@ from attention_core.tokens import MAX_TOKENS, tokenize
 
 from . import figures as F
 from . import plot_component
+from .escape import latex as latex_text  # noqa: F401 -- the pages' names for the one escaping per context
+from .escape import markdown as md_escape
 from .i18n import current_lang, t
 
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
@@ -321,14 +323,6 @@ def token_notices(text: str) -> None:
         st.caption(t("qkv.duplicates"))
 
 
-def latex_text(s: str) -> str:
-    """A token inside LaTeX \\text{...}: special characters escaped so any token renders as itself (also inside
-    Markdown's $...$, see :func:`formula`: no "$" is left in the result)."""
-    rep = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\textdollar{}", "&": r"\&", "#": r"\#",
-           "^": r"\^{}", "_": r"\_", "%": r"\%", "~": r"\~{}"}
-    return r"\text{" + "".join(rep.get(ch, ch) for ch in s) + "}"
-
-
 def formula(tex: str) -> None:
     """Draw a formula that fits its column: KaTeX in display style, but set inline (Markdown's ``$...$``), where
     KaTeX may break a line after ``=``, ``+`` or ``\\allowbreak`` (st.latex's display mode never breaks: a long
@@ -358,15 +352,6 @@ def join_sentences(parts) -> str:
     for part in parts:
         out += part if not out or out.endswith(JA_STOPS) else " " + part
     return out
-
-
-_MD_ESCAPES = str.maketrans({ch: "\\" + ch for ch in "\\`*_{}[]()#+-.!|<>~$&:'\"=/%^@;,?"})
-
-
-def md_escape(s: str) -> str:
-    """User text (a token) inside Markdown: every ASCII punctuation character backslash-escaped, so '**x**',
-    '[a](b)', '$x$' or '<b>' show as typed instead of formatting, links or math."""
-    return str(s).translate(_MD_ESCAPES)
 
 
 WORD_JOINER, NO_BREAK_SPACE = "\u2060", "\u00a0"

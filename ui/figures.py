@@ -20,6 +20,8 @@ import plotly.graph_objects as go
 from attention_core.tokens import display_labels
 from lessons.ranges import nice_ceiling
 
+from .escape import chart as escape  # user text inside plotly's pseudo-HTML (ui.escape: one function per context)
+
 # One colour per role everywhere (Okabe–Ito palette, safe for colour-blind viewers).
 ROLE_COLORS = {"X": "#444444", "W": "#7F7F7F", "Q": "#D55E00", "K": "#0072B2", "V": "#009E73",
                "out": "#CC79A7", "weights": "#E69F00", "mask": "#555555"}
@@ -63,11 +65,6 @@ def percent(w: float, decimals: int = 1, *, exact: bool = True) -> str:
 def _pct(w: float) -> str:
     """A chart's weight label: :func:`percent` of ``w`` clipped to [0, 1] (float error may pass 1 by 1e-16)."""
     return percent(min(max(float(w), 0.0), 1.0))
-
-
-def escape(label: str) -> str:
-    """Token text safe for plotly's pseudo-HTML (a token like '<b>' is shown, not interpreted)."""
-    return html.escape(str(label), quote=False)
 
 
 def hover_names(labels) -> list[str]:

@@ -27,6 +27,7 @@ KINDS = {
     "unicode": "🐕 が 🐈\u200d⬛ を \u202eabc\u202c שלום 犬\u200bが\u200d歩く\ufeff\t表",  # emoji, RTL, zero-width, tab
     "long_1000": "あい " * 334,  # 1,002 characters
     "markup": "<script>alert(1)</script> <b>x</b> **y** _z_ [a](http://e.x) # h `c` $x^2$ \\frac{a}{b} $$y$$",
+    "control": "犬\x01が \x1b[31m歩く\x0b\x0c end",  # pasted control characters (issue 20: the link refused them)
 }
 
 
@@ -57,6 +58,9 @@ def test_bad_text_in_every_text_field(lesson, kind):
         shown = at.text_input(key=key).value
         if shown.strip() != typed.strip():  # not what was typed (surrounding spaces aside): said in words
             assert set(alerts(at)) - set(said_before), f"{key}: {typed!r} became {shown!r} without a word"
+        if kind == "control":  # refused, naming the characters (the one rule of lessons.link.unshowable)
+            new = [re.sub(r"\\(.)", r"\1", a) for a in set(alerts(at)) - set(said_before)]  # Markdown escapes read
+            assert shown != typed and any("U+0001" in a for a in new), alerts(at)
     published = {k: at.query_params[k] for k in at.query_params}
     again = open_page(lesson, published)
     assert_clean(again, lesson)

@@ -149,7 +149,7 @@ def test_state_refuses_out_of_bounds_values():
     ("b2", "nan,1,1", "not_number", {"value": "nan"}),
     ("b3", "1,2,11", "too_big", {"value": "11", "limit": "10"}),
     ("t1", "x" * 41, "too_long", {"n": 41, "max": 40}),
-    ("t2", "a\nb", "control", {}),
+    ("t2", "a\nb", "control", {"chars": "U+000A"}),
     ("q", "y" * 41, "too_long", {"n": 41, "max": 40}),
     ("t3", "z" * 500, "too_long", {"n": 500, "max": 40}),
 ])

@@ -141,7 +141,7 @@ def test_table_headers_and_number_cells_never_break_the_wrap_column_may():
     header, _, row = md.splitlines()
     assert "ス\u2060コ\u2060ア" in header and " " not in header.strip("| ").replace(" | ", "")
     cells = [c.strip() for c in row.strip("|").split(" | ")]
-    assert cells[0] == "1\\:\u00a0猫" and cells[1] == "1×2 \\+ 3×4" and cells[2] == "−2\\.2"
+    assert cells[0] == "1\\:\u2060\u00a0猫" and cells[1] == "1×2 \\+ 3×4" and cells[2] == "−2\\.2"
 
 
 def test_show_table_style_lets_no_html_through():
