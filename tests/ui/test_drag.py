@@ -1,0 +1,83 @@
+"""ui.drag: what a value relayed during a mouse drag does on the server (the browser side is exercised by
+tests/e2e/test_slider_keys_browser.py and benchmarks/browser_latency.py --drag).
+
+The relay's callback runs before the script (a trigger of the frame's component); here the script calls it itself
+when the test has put a message where the component would (``st.session_state[DRAG_KEY]``)."""
+from __future__ import annotations
+
+import math
+
+from streamlit.testing.v1 import AppTest
+
+from tests.e2e.helpers import sel
+from ui import drag
+
+
+def _script():
+    import streamlit as st
+
+    from ui import drag
+
+    if st.session_state.pop("_fire", False):
+        drag._on_drag()
+    st.session_state.setdefault("val", 2.0)
+
+    def relay(v):
+        st.session_state["val"] = v
+
+    drag.slider(st.slider, "x", key="s", value=st.session_state["val"], min_value=0.0, max_value=5.0, step=0.1,
+                on_change=lambda: relay(st.session_state["s"]), relay=relay)
+    st.session_state.setdefault("tval", 1.0)
+    drag.slider(st.select_slider, "T", key="t", value=st.session_state["tval"], options=[0.5, 1.0, 2.0, 5.0],
+                on_change=lambda: st.session_state.update(tval=st.session_state["t"]),
+                relay=lambda v: st.session_state.update(tval=v))
+
+
+def _relay(at, key: str, value, start, done: bool = False):
+    at.session_state[drag.DRAG_KEY] = {"drag": {"k": ["stElementContainer", drag.css_class(key)], "v": value,
+                                                "f": start, "s": 1, "d": int(done)}}
+    at.session_state["_fire"] = True
+    return at.run()
+
+
+def test_a_relayed_value_moves_the_state_not_the_thumb_and_the_release_is_the_truth():
+    at = AppTest.from_function(_script).run()
+    assert at.session_state["val"] == 2.0 and at.slider(key="s").value == 2.0
+    _relay(at, "s", 2.7, 2.0)
+    assert math.isclose(at.session_state["val"], 2.7)
+    # the widget keeps the value the browser holds (2.0 until the release): written, it would pull the thumb back
+    assert at.session_state["s"] == 2.0
+    assert at.session_state[drag.RELAYED] == {"s": (2.0, 2.7)}
+    at.slider(key="s").set_value(3.4).run()  # the release: the slider's own value
+    assert math.isclose(at.session_state["val"], 3.4) and "s" not in at.session_state[drag.RELAYED]
+    _relay(at, "s", 2.9, 2.0)  # a relayed value that arrives after the release: stale, dropped
+    assert math.isclose(at.session_state["val"], 3.4) and math.isclose(at.session_state["s"], 3.4)
+
+
+def test_a_drag_back_to_its_start_is_closed_with_the_start_value():
+    at = AppTest.from_function(_script).run()
+    _relay(at, "s", 4.0, 2.0)
+    assert at.session_state["val"] == 4.0
+    _relay(at, "s", 2.0, 2.0, done=True)  # the slider sends nothing new: the relay closes the drag
+    assert at.session_state["val"] == 2.0 and at.session_state["s"] == 2.0
+    assert "s" not in at.session_state[drag.RELAYED]
+
+
+def test_a_select_slider_takes_the_options_index_and_bad_values_are_dropped():
+    at = AppTest.from_function(_script).run()
+    _relay(at, "t", 3, 1)  # index 3 of [0.5, 1.0, 2.0, 5.0], from index 1 (the current 1.0)
+    assert at.session_state["tval"] == 5.0 and at.session_state["t"] == 1.0
+    for bad in (4, -1, 1.5, float("nan"), True, "2", None):
+        _relay(at, "t", bad, 1)
+        assert at.session_state["tval"] == 5.0, bad
+    _relay(at, "s", 9.0, 2.0)  # outside 0..5
+    _relay(at, "nope", 1.0, 2.0)  # no such slider
+    assert at.session_state["val"] == 2.0 and not at.exception
+
+
+def test_read_same_and_css_class():
+    b = drag._Bound("k", lambda v: None, None, 1.0, 16.0, True)
+    assert [b.read(x) for x in (1, 16, 4.0, 0, 17, float("inf"), False)] == [1, 16, 4, None, None, None, None]
+    assert drag.same(0.1 + 0.2, 0.3) and not drag.same(0.3, 0.4) and drag.same("a", "a") and not drag.same(1, "1")
+    for key in ("qkv.dm", "qkv.cell:v:W_Q:0:4", "scaling.score.0", " x y "):
+        assert "." + drag.css_class(key) == sel(key.strip())
