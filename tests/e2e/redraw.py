@@ -219,9 +219,10 @@ new MutationObserver((records) => { window.__redrawMutations += records.length; 
 
 _STATE_JS = """(ready) => {
   const plots = [...document.querySelectorAll('.al-plot')];
-  const idle = document.querySelector(ready) !== null && plots.every((d) => d._fullLayout || d.textContent);
-  return [idle, JSON.stringify([location.href, window.__attentionLabStats || null, plots.length,
-                                window.__redrawMutations || 0])];
+  const waiting = plots.filter((d) => !(d._fullLayout || d.textContent)).map((d) => d.getAttribute('aria-label'));
+  const running = document.querySelector(ready) === null;
+  return [running, waiting, JSON.stringify([location.href, window.__attentionLabStats || null, plots.length,
+                                            window.__redrawMutations || 0])];
 }"""
 
 
@@ -253,8 +254,8 @@ def settle(page, *, quiet_s: float = QUIET_S, timeout_s: float = SETTLE_TIMEOUT_
     deadline = time.monotonic() + timeout_s
     last, since = None, time.monotonic()
     while True:
-        idle, inside = page.evaluate(_STATE_JS, APP_READY)
-        idle = idle and seen["requests"] <= 0
+        running, waiting, inside = page.evaluate(_STATE_JS, APP_READY)
+        idle = not running and not waiting and seen["requests"] <= 0
         state = (idle, inside, seen["frames"])
         now = time.monotonic()
         if state != last:
@@ -262,12 +263,24 @@ def settle(page, *, quiet_s: float = QUIET_S, timeout_s: float = SETTLE_TIMEOUT_
         elif idle and now - since >= quiet_s:
             return
         if now > deadline:
-            raise AssertionError(f"the app was not at rest within {timeout_s:g}s (url {page.url}, state {state})")
+            raise AssertionError(f"the app was not at rest within {timeout_s:g}s: app running {running}, charts not "
+                                 f"drawn {waiting}, requests in flight {seen['requests']} (url {page.url})")
         page.wait_for_timeout(50)
 
 
-def open_page(browser, url: str):
-    """A new browser context (1280×720) with one page at ``url``, at rest. Returns the page (close its context)."""
+CHARTS_TIMEOUT_S = 60.0  # a fresh load's charts may come this long after the app is at rest (a loaded machine)
+
+_CHARTS_JS = """(n) => {
+  const plots = [...document.querySelectorAll('.al-plot')];
+  return plots.length >= n && plots.every((d) => d._fullLayout || d.textContent);
+}"""
+
+
+def open_page(browser, url: str, *, charts: int = 0):
+    """A new browser context (1280×720) with one page at ``url``, at rest, and when ``charts`` is given with at least
+    that many charts drawn (or CHARTS_TIMEOUT_S gone: the comparison then says what is missing). On a loaded
+    machine the browser can mount a page's charts seconds after the app looked at rest. Returns the page (close its
+    context)."""
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     errors: list = []
@@ -279,6 +292,12 @@ def open_page(browser, url: str):
     # a lesson page writes its link into the address bar at the end of its first run
     page.wait_for_function("() => location.search.length > 1", timeout=SETTLE_TIMEOUT_S * 1000)
     settle(page)
+    if charts:
+        try:
+            page.wait_for_function(_CHARTS_JS, arg=charts, timeout=CHARTS_TIMEOUT_S * 1000)
+        except Exception:  # (a Playwright timeout) compare what is there
+            pass
+        settle(page)
     return page
 
 
@@ -456,7 +475,7 @@ class Outcome:
         return "\n".join(lines)
 
 
-RECHECK_S = 6.0  # a difference is looked at again for this long before it counts (a page slow to finish drawing)
+RECHECK_S = 20.0  # a difference is looked at again for this long before it counts (a page slow to finish drawing)
 
 
 def check_against_fresh(browser, page, outcome: Outcome):
@@ -468,7 +487,7 @@ def check_against_fresh(browser, page, outcome: Outcome):
     collapsed charts of issue 18 stay until a reload."""
     settle(page)
     outcome.link = page.url
-    fresh = open_page(browser, outcome.link)
+    fresh = open_page(browser, outcome.link, charts=len(snapshot(page)))
     deadline = time.monotonic() + RECHECK_S
     while True:
         outcome.mismatches = compare(_stable_snapshot(page), _stable_snapshot(fresh))

@@ -8,7 +8,7 @@ controls are found, what a move is, how pages are compared) is shared with tools
 
 * One test per registered lesson (lessons.REGISTRY, no exemption): SEQUENCES seeded random sequences of MOVES moves
   each, each sequence going on from the fresh load the one before was compared with.
-* The three reproductions of issue 18 on /qkv, as their own cases.
+* The three reproductions of issue 18 on /qkv, and what the property test found since, as their own cases.
 All at 1280×720 in Japanese (the default), each page in its own browser context.
 """
 
@@ -88,10 +88,18 @@ def test_own_sentence_example_then_a_long_sentence(browser, app_server):
                t="私は昨日友達と公園で遊んだ")
 
 
+def _press(name: str, key: str) -> R.Move:
+    return R.Move("slider", f"st-key-{QKV}-{name}", key)
+
+
 def test_sizes_changed_d_k_then_d_model_then_d_v(browser, app_server):
     """犬が歩く (d_model 4, d_k 5, d_v 4): d_k → 3, d_model → 5, then d_v 4 → 3: the output heatmap collapsed."""
-    def press(name: str, key: str) -> R.Move:
-        return R.Move("slider", f"st-key-{QKV}-{name}", key)
+    _reproduce(browser, app_server, [_press("dk", "ArrowLeft"), _press("dk", "ArrowLeft"), _press("dm", "ArrowRight"),
+                                     _press("dv", "ArrowLeft")], dk="3", dm="5", dv="3")
 
-    _reproduce(browser, app_server, [press("dk", "ArrowLeft"), press("dk", "ArrowLeft"), press("dm", "ArrowRight"),
-                                     press("dv", "ArrowLeft")], dk="3", dm="5", dv="3")
+
+def test_weights_keep_their_column_width_when_d_v_grows(browser, app_server):
+    """Found by the property test on 057a123: six tokens, d_v 4 → 6: the output grows, the weights' share of their
+    row drops from 3/5 to 1/2 in the same rerun, and Plotly.react kept the weights 482 px wide in a 402 px column."""
+    _reproduce(browser, app_server, [R.Move("text", TEXT, "a b a b a b"), _press("dv", "ArrowRight"),
+                                     _press("dv", "ArrowRight")], t="a b a b a b", dv="6")

@@ -78,8 +78,22 @@ export function structureKey(figure) {
   return JSON.stringify([traces, axes]);
 }
 
+// Whether a drawn chart is not as wide as its div. Plotly.react measures the div only for a chart's first draw: after
+// that it keeps the width plotly last sized the chart to (plotly resizes only through Plots.resize or a relayout of
+// autosize). A react that comes after the div changed width but before the ResizeObserver below reports it (a row
+// whose column shares change in the same rerun as its figures: /qkv's weights went from 3/5 to 1/2 of the row when
+// d_v grew) kept the old width, and the width recorded after the draw told the observer that all was done: the chart
+// stayed 80 px wider than its column, until a reload (tests/e2e/test_redraw_property.py). The same rule as
+// plotly's own autosize: more than 1 px between the drawn width and the div's computed width.
+function staleWidth(div) {
+  const drawn = div._fullLayout && div._fullLayout.width;
+  const now = parseFloat(window.getComputedStyle(div).width);
+  return drawn > 0 && now > 0 && Math.abs(drawn - now) > 1;
+}
+
 // Plotly.react does its work synchronously and returns a promise; a figure of another structure than the drawn one
-// (see structureKey), or one it cannot apply in place (it throws or rejects), is drawn afresh in the same div.
+// (see structureKey), or one it cannot apply in place (it throws or rejects), is drawn afresh in the same div. A
+// chart that react left at a width its div no longer has is resized at once (see staleWidth).
 async function draw(job, Plotly, streamlitTemplate) {
   if (job.theme === "streamlit" && job.layout.template === undefined) job.layout.template = streamlitTemplate;
   try {
@@ -92,6 +106,7 @@ async function draw(job, Plotly, streamlitTemplate) {
     } else {
       try {
         await Plotly.react(job.div, job.data, job.layout, job.config);
+        if (staleWidth(job.div)) await Plotly.relayout(job.div, { autosize: true });
       } catch (err) {
         console.warn("attention_lab.plot: redrawing from scratch", job.label, err);
         await afresh();
