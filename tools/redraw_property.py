@@ -81,14 +81,14 @@ def server(app_dir: Path):
 
 def run_lesson(browser, base: str, key: str, sequences: int, moves: int, seed: int) -> list[R.Outcome]:
     outcomes = []
-    page = R.open_page(browser, f"{base}/{key}")
+    page = _open(browser, f"{base}/{key}")
     try:
         for k in range(sequences):
             try:
                 outcome, fresh = R.run_sequence(browser, page, key, random.Random(f"{seed}:{key}:{k}"), moves)
             except Exception as exc:  # the driver lost the page (a timeout): say so, start again from a fresh page
                 outcome = R.Outcome(start=page.url, skipped=[f"sequence lost: {str(exc).splitlines()[0][:300]}"])
-                fresh = R.open_page(browser, f"{base}/{key}")
+                fresh = _open(browser, f"{base}/{key}")
             page.context.close()
             page = fresh
             outcomes.append(outcome)
@@ -98,6 +98,17 @@ def run_lesson(browser, base: str, key: str, sequences: int, moves: int, seed: i
     finally:
         page.context.close()
     return outcomes
+
+
+def _open(browser, url: str, tries: int = 3):
+    """R.open_page, tried again when the page does not come (a loaded machine)."""
+    for attempt in range(tries):
+        try:
+            return R.open_page(browser, url)
+        except Exception as exc:
+            if attempt == tries - 1:
+                raise
+            print(f"  (could not open {url}: {str(exc).splitlines()[0][:200]}; trying again)", flush=True)
 
 
 def figures(name: str, outcomes: list[R.Outcome]) -> str:
@@ -121,7 +132,10 @@ def main() -> int:
     ap.add_argument("--app-dir", type=Path, default=ROOT)
     ap.add_argument("--lesson", action="append", help="only this lesson (repeatable; default: every registered one)")
     ap.add_argument("--report", type=Path, help="also write the reports of differing sequences to this file")
+    ap.add_argument("--timeout", type=float, default=R.SETTLE_TIMEOUT_S,
+                    help="seconds a page may take to come to rest (default %(default)s; more on a loaded machine)")
     args = ap.parse_args()
+    R.SETTLE_TIMEOUT_S = args.timeout
     keys = [x.key for x in lessons.REGISTRY if not args.lesson or x.key in args.lesson]
 
     from playwright.sync_api import sync_playwright

@@ -51,7 +51,7 @@ from .helpers import APP_READY, EXCEPTION_BOX
 VIEWPORT = {"width": 1280, "height": 720}  # where issue 18 was seen
 TOLERANCE_PX = 1.0
 QUIET_S = 0.4  # at rest: nothing changed for this long
-SETTLE_TIMEOUT_S = 30.0
+SETTLE_TIMEOUT_S = 30.0  # (the long run sets it higher: tools/redraw_property.py --timeout)
 
 CORPUS = (
     "猫が魚を食べる",
@@ -246,10 +246,11 @@ def watch(page) -> None:
     page.add_init_script(_MUTATIONS_JS)
 
 
-def settle(page, *, quiet_s: float = QUIET_S, timeout_s: float = SETTLE_TIMEOUT_S) -> None:
+def settle(page, *, quiet_s: float = QUIET_S, timeout_s: float | None = None) -> None:
     """Wait until the app is at rest: not running, every chart drawn, no request in flight, and for ``quiet_s`` no
     websocket frame, no change of address or of the DOM, no chart drawn or patched. Raises AssertionError after
-    ``timeout_s``."""
+    ``timeout_s`` (default SETTLE_TIMEOUT_S)."""
+    timeout_s = SETTLE_TIMEOUT_S if timeout_s is None else timeout_s
     seen = getattr(page, _WATCH, {"frames": 0, "requests": 0})
     deadline = time.monotonic() + timeout_s
     last, since = None, time.monotonic()
@@ -282,22 +283,26 @@ def open_page(browser, url: str, *, charts: int = 0):
     machine the browser can mount a page's charts seconds after the app looked at rest. Returns the page (close its
     context)."""
     context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    errors: list = []
-    page.on("pageerror", lambda e: errors.append(e))
-    page.redraw_errors = errors
-    watch(page)
-    page.goto(url)
-    page.wait_for_selector(APP_READY, timeout=SETTLE_TIMEOUT_S * 1000)
-    # a lesson page writes its link into the address bar at the end of its first run
-    page.wait_for_function("() => location.search.length > 1", timeout=SETTLE_TIMEOUT_S * 1000)
-    settle(page)
-    if charts:
-        try:
-            page.wait_for_function(_CHARTS_JS, arg=charts, timeout=CHARTS_TIMEOUT_S * 1000)
-        except Exception:  # (a Playwright timeout) compare what is there
-            pass
+    try:
+        page = context.new_page()
+        errors: list = []
+        page.on("pageerror", lambda e: errors.append(e))
+        page.redraw_errors = errors
+        watch(page)
+        page.goto(url)
+        page.wait_for_selector(APP_READY, timeout=SETTLE_TIMEOUT_S * 1000)
+        # a lesson page writes its link into the address bar at the end of its first run
+        page.wait_for_function("() => location.search.length > 1", timeout=SETTLE_TIMEOUT_S * 1000)
         settle(page)
+        if charts:
+            try:
+                page.wait_for_function(_CHARTS_JS, arg=charts, timeout=CHARTS_TIMEOUT_S * 1000)
+            except Exception:  # (a Playwright timeout) compare what is there
+                pass
+            settle(page)
+    except BaseException:
+        context.close()
+        raise
     return page
 
 
