@@ -15,7 +15,7 @@ Chromium (never downloaded). With the defaults (50 sequences of 10 moves per les
 a 2-core machine.
 
 Usage:  .venv/bin/python tools/redraw_property.py [--sequences 50] [--moves 10] [--seed 18] [--app-dir DIR]
-        [--lesson KEY ...] [--report FILE]
+        [--lesson KEY ...] [--report FILE] [--timeout S] [--minutes M]
 --app-dir serves another copy of the app (e.g. `git worktree add /tmp/old 107117a`) with this checkout's Python.
 """
 from __future__ import annotations
@@ -79,11 +79,15 @@ def server(app_dir: Path):
                 proc.wait(timeout=10)
 
 
-def run_lesson(browser, base: str, key: str, sequences: int, moves: int, seed: int) -> list[R.Outcome]:
+def run_lesson(browser, base: str, key: str, sequences: int, moves: int, seed: int,
+               stop_at: float = float("inf")) -> list[R.Outcome]:
     outcomes = []
     page = _open(browser, f"{base}/{key}")
     try:
         for k in range(sequences):
+            if time.monotonic() > stop_at:
+                print(f"  {key}: time is up after {k} sequences (--minutes)", flush=True)
+                break
             try:
                 outcome, fresh = R.run_sequence(browser, page, key, random.Random(f"{seed}:{key}:{k}"), moves)
             except Exception as exc:  # the driver lost the page (a timeout): say so, start again from a fresh page
@@ -132,6 +136,8 @@ def main() -> int:
     ap.add_argument("--app-dir", type=Path, default=ROOT)
     ap.add_argument("--lesson", action="append", help="only this lesson (repeatable; default: every registered one)")
     ap.add_argument("--report", type=Path, help="also write the reports of differing sequences to this file")
+    ap.add_argument("--minutes", type=float, default=None,
+                    help="start no sequence after this many minutes (the figures then say how many ran)")
     ap.add_argument("--timeout", type=float, default=R.SETTLE_TIMEOUT_S,
                     help="seconds a page may take to come to rest (default %(default)s; more on a loaded machine)")
     args = ap.parse_args()
@@ -147,7 +153,8 @@ def main() -> int:
         try:
             for key in keys:
                 print(f"/{key}: {args.sequences} sequences of {args.moves} moves, seed {args.seed}", flush=True)
-                results[key] = run_lesson(browser, base, key, args.sequences, args.moves, args.seed)
+                stop_at = t0 + 60 * args.minutes if args.minutes else float("inf")
+                results[key] = run_lesson(browser, base, key, args.sequences, args.moves, args.seed, stop_at)
         finally:
             browser.close()
     every = [o for outs in results.values() for o in outs]
