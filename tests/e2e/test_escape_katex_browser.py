@@ -92,12 +92,12 @@ def _code_points() -> list[int]:
     """Every assigned code point of the blocks where KaTeX's refusals live (Latin and its symbols, punctuation,
     arrows, mathematical operators and technical symbols, letter-like and mathematical alphanumeric symbols,
     private use, CJK symbols and kana, compatibility and full-width forms, emoji; of their ordinary letters and digits
-    every 7th), every 61st CJK ideograph, and a
+    every 23rd), every 61st CJK ideograph, and a
     few unassigned code points. Surrogates are not text."""
     ranges = [(0x20, 0x33FF), (0xE000, 0xE0FF), (0xF8F0, 0xFFFF), (0x1D400, 0x1D7FF), (0x1EE00, 0x1EEFF),
               (0x1F000, 0x1FAFF), (0xF0000, 0xF00FF)]
     points = [c for lo, hi in ranges for c in range(lo, hi + 1)
-              if unicodedata.category(chr(c)) != "Cn" and (unicodedata.category(chr(c))[0] not in "LN" or c % 7 == 0
+              if unicodedata.category(chr(c)) != "Cn" and (unicodedata.category(chr(c))[0] not in "LN" or c % 23 == 0
                                                            or lo in (0x2100, 0x1D400, 0x1EE00))]
     points += [c for c in range(0x3400, 0x2FFFF, 61) if not 0xD800 <= c < 0xE000]
     return points + [0x0378, 0xFFFF, 0x10FFFD]
