@@ -42,8 +42,9 @@ PAGE_STATE = """(tags) => {
     for (const el of root.querySelectorAll('a[href], img[src], iframe[src], [srcset]')) {
         const raw = el.getAttribute('href') ?? el.getAttribute('src') ?? el.getAttribute('srcset');
         if (raw.startsWith('#')) continue;
-        const url = new URL(raw, location.href);
-        if (url.origin !== location.origin) away.push(el.tagName + ' ' + raw);
+        let origin = null;
+        try { origin = new URL(raw, location.href).origin; } catch (e) { /* not a URL: reported */ }
+        if (origin !== location.origin) away.push(el.tagName + ' ' + raw);
     }
     return {counts, away, katexErrors: root.querySelectorAll('.katex-error').length,
             text: [root.textContent, ...[...root.querySelectorAll('input')].map(i => i.value)].join(' ')
