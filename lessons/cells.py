@@ -73,14 +73,20 @@ def parse_cell_text(text) -> float:
     :func:`check_cell`.
 
     Raises:
-        Refusal with code "empty" (None, or only spaces: an emptied cell), or any code of :func:`check_cell`
-        (whose ``value`` argument quotes the text as typed, at most 40 characters).
+        Refusal with code "empty" (None, or only spaces: an emptied cell), "invisible" (a character that shows
+        nothing, such as a zero-width space or a text-direction mark, pasted with the number: ``chars`` names each
+        one, "U+200B ZERO WIDTH SPACE"), or any code of :func:`check_cell` (whose ``value`` argument quotes the text
+        as typed, at most 40 characters).
     """
     if text is None or (isinstance(text, str) and not text.strip()):
         raise Refusal("empty")
     if not isinstance(text, str):
         return check_cell(text)
     plain = unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS).strip()
+    hidden = [ch for ch in dict.fromkeys(plain) if unicodedata.category(ch) in ("Cf", "Cc", "Co", "Cn", "Zl", "Zp")]
+    if hidden:  # "5" + U+200B refused as "5 is not a number" read as if the 5 were refused (issue 20)
+        raise Refusal("invisible", value=text.strip()[:40],
+                      chars=", ".join(f"U+{ord(ch):04X} {unicodedata.name(ch, '')}".strip() for ch in hidden[:3]))
     try:
         return check_cell(plain)
     except Refusal as e:

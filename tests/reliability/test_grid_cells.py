@@ -28,7 +28,7 @@ REFUSED = {  # typed → the reason's code
     "-inf": "not_finite", "∞": "not_finite", "infinity": "not_finite", "1e308": "too_big", "-1e308": "too_big",
     "1001": "too_big", "abc": "not_number", "1_0": "not_number", "0x10": "not_number", "1,5": "not_number",
     "1 2": "not_number", "<b>1</b>": "not_number", "$1$": "not_number", "**1**": "not_number", "🐕": "not_number",
-    "9" * 1000: "not_finite", "1" + "0" * 400: "not_finite", "\u202e1": "not_number", "1\u200b": "not_number",
+    "9" * 1000: "not_finite", "1" + "0" * 400: "not_finite", "\u202e1": "invisible", "1\u200b": "invisible",
 }
 
 
