@@ -312,7 +312,8 @@ def to_link(state: MasksState) -> dict:
 
 def from_link(values: dict) -> tuple[MasksState, list[Notice]]:
     """The state of a link's valid fields (defaults for the rest). A stepper position past sentence 1's end moves
-    to its last token with a ``step_clamped`` notice."""
+    to its last token with a ``step_clamped`` notice; with no token in sentence 1, to the first with a
+    ``step_no_tokens`` notice."""
     base = MasksState()
     state = MasksState(text=values.get("t", base.text), text2=values.get("t2", base.text2),
                        seed=values.get("s", base.seed), causal=values.get("c", base.causal),
@@ -322,6 +323,8 @@ def from_link(values: dict) -> tuple[MasksState, list[Notice]]:
     notices = []
     if "st" in values and clamped.step != state.step and tokens(state.text):
         notices.append(Notice("step_clamped", {"asked": state.step + 1, "used": clamped.step + 1}))
+    elif "st" in values and clamped.step != state.step:  # sentence 1 has no token: said (issue 20, defect 6)
+        notices.append(Notice("step_no_tokens", {"asked": state.step + 1}))
     return clamped, notices
 
 

@@ -517,13 +517,18 @@ def to_link(state: QKVState) -> dict:
 
 def from_link(values: dict) -> tuple[QKVState, list[Notice]]:
     """The state of a link's valid fields; what is missing comes from the preset (the seed 0, the query 0).
-    A query past the sentence's end is clamped to its last token with a ``query_clamped`` notice."""
+    A query past the sentence's end is clamped to its last token with a ``query_clamped`` notice; a query other
+    than the first token of a sentence without tokens becomes the first, with a ``query_no_tokens`` notice."""
     base = PRESETS[values.get("p", "dog")]
     state = _fresh(base.key, values.get("t", base.text), values.get("dm", base.d_model), values.get("dk", base.d_k),
                    values.get("dv", base.d_v), values.get("s", 0), values.get("m", base.mode), 0)
     asked = values.get("q", 0)
     state, clamped = with_query(replace(state, causal=values.get("c", False)), asked)
-    notices = [Notice("query_clamped", {"asked": asked + 1, "used": state.query + 1})] if clamped and state.n else []
+    notices = []
+    if clamped and state.n:
+        notices.append(Notice("query_clamped", {"asked": asked + 1, "used": state.query + 1}))
+    elif clamped:  # no token at all: nothing to point at, said all the same (issue 20, defect 6)
+        notices.append(Notice("query_no_tokens", {"asked": asked + 1}))
     return state, notices
 
 
