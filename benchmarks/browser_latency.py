@@ -486,6 +486,198 @@ def summary(cases: list[Case], paints: dict[str, list[float]]) -> dict:
             "first_paint_ms": paints}
 
 
+# ---- drag mode (--drag N): a mouse drag on the one-cell slider ------------------------------------------------------
+# Recorded in the page from the first pointer move until the app is at rest after the release: every change of the
+# thumb's value (the range input react-aria keeps, read every animation frame and on every DOM change) and of the
+# weights heatmap's cell texts (the one shown copy; a DOM change is seen at once by a MutationObserver).
+DRAG_PROBE_JS = r"""([title, input]) => {
+  const D = window.__drag = {log: [], up: null, on: true};
+  const chart = () => {
+    for (const p of document.querySelectorAll('.js-plotly-plot')) {
+      const t = p.querySelector('.gtitle');
+      if (t && t.textContent.includes(title) && p.checkVisibility()) return p;
+    }
+    return null;
+  };
+  let lastV = null, lastW = null;
+  const check = () => {
+    if (!D.on) return;
+    const p = chart();
+    const v = input.value;
+    const w = p ? [...p.querySelectorAll('.heatmap-label text')].map(t => t.textContent).join('|') : '';
+    if (v !== lastV || w !== lastW) { D.log.push([performance.now(), v, w]); lastV = v; lastW = w; }
+  };
+  D.mo = new MutationObserver(check);
+  D.mo.observe(document, {childList: true, subtree: true, characterData: true, attributes: true});
+  const tick = () => { if (D.on) { check(); requestAnimationFrame(tick); } };
+  requestAnimationFrame(tick);
+  window.addEventListener('pointerup', () => { if (D.up === null) D.up = performance.now(); }, {capture: true});
+  D.stop = () => { D.on = false; D.mo.disconnect(); return {log: D.log, up: D.up}; };
+}"""
+DRAG_CASES = [c for c in CASES if c[0].startswith("/qkv") and c[3] == CELL_SLIDER]
+DRAG_STEPS = 30  # slider steps (0.1 each) one drag covers
+DRAG_MOVES = 45  # pointer moves per drag, DRAG_MOVE_MS apart (a 1.5 s drag, ~20 steps a second)
+DRAG_MOVE_MS = 33
+
+
+@dataclass
+class DragCase:
+    case: Case
+    texts: dict = field(default_factory=dict)  # thumb value (text) -> the weights' cell texts at rest
+    lag_ms: list = field(default_factory=list)  # per thumb value passed: until the weights show it (or a later one)
+    release_ms: list = field(default_factory=list)  # per drag: release -> the released value's weights on screen
+    rate: list = field(default_factory=list)  # per drag: weights updates a second while the pointer moved
+    ambiguous: int = 0  # thumb values whose weights read the same as another value's (2 decimals)
+
+
+def weights_texts(page, title: str) -> str:
+    return page.evaluate("""(title) => { for (const p of document.querySelectorAll('.js-plotly-plot')) {
+        const t = p.querySelector('.gtitle');
+        if (t && t.textContent.includes(title) && p.checkVisibility())
+          return [...p.querySelectorAll('.heatmap-label text')].map(t => t.textContent).join('|'); } return null; }""",
+                         title)
+
+
+def learn_back(dc: DragCase, to: str) -> None:
+    """Arrow presses from the thumb's value back to ``to``, noting the weights' texts of each value on the way (and of
+    the value it starts from), read at rest; a value already known is passed without waiting."""
+    case = dc.case
+    for _ in range(4 * DRAG_STEPS):
+        slider = thumb(case)
+        v = slider.input_value()
+        if v not in dc.texts:
+            wait_rest(case)
+            v = slider.input_value()
+            dc.texts[v] = weights_texts(case.page, case.title)
+        if float(v) == float(to):
+            wait_rest(case)
+            if thumb(case).input_value() == v:
+                return
+            continue
+        slider.focus()
+        case.page.keyboard.press("ArrowLeft" if float(v) > float(to) else "ArrowRight")
+        case.page.wait_for_timeout(150)
+    raise SystemExit(f"{case.name}: the thumb did not come back to {to}")
+
+
+def drag_once(dc: DragCase) -> None:
+    """One drag of the thumb by DRAG_STEPS steps towards the farther end (DRAG_MOVES pointer moves), measured; the
+    thumb is brought back with arrow presses (which also learn each value's weights) afterwards."""
+    case, page = dc.case, dc.case.page
+    slider = thumb(case)
+    slider.scroll_into_view_if_needed()
+    start = slider.input_value()
+    lo, hi, step = (float(slider.get_attribute(a)) for a in ("min", "max", "step"))
+    v0 = float(start)
+    sign = 1 if hi - v0 >= v0 - lo else -1
+    knob = slider.locator("xpath=../..").bounding_box()  # the thumb (input → its hidden wrapper → the thumb)
+    track = slider.locator("xpath=../../..").bounding_box()
+    dx = sign * DRAG_STEPS * step / (hi - lo) * track["width"] / DRAG_MOVES
+    x0, y0 = knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2
+    before = weights_texts(page, case.title)
+    page.evaluate(DRAG_PROBE_JS, [case.title, slider.element_handle()])
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    for i in range(1, DRAG_MOVES + 1):
+        page.mouse.move(x0 + dx * i, y0)
+        page.wait_for_timeout(DRAG_MOVE_MS)
+    page.mouse.up()
+    # the weights change at the latest with the release's run (which a loaded machine may start only after a pause
+    # longer than wait_rest's quiet time)
+    page.wait_for_function("""([title, before]) => { for (const p of document.querySelectorAll('.js-plotly-plot')) {
+        const t = p.querySelector('.gtitle');
+        if (t && t.textContent.includes(title) && p.checkVisibility())
+          return [...p.querySelectorAll('.heatmap-label text')].map(t => t.textContent).join('|') !== before; }
+        return false; }""", arg=[case.title, before], polling=50, timeout=120_000)
+    wait_rest(case)
+    page.wait_for_timeout(300)
+    rec = page.evaluate("window.__drag.stop()")
+    end = thumb(case).input_value()
+    learn_back(dc, start)
+    log, up = rec["log"], rec["up"]
+    # the thumb's values in drag order, when each was first shown; the weights' states, when each began
+    order, when = [], {}
+    for t, v, _ in log:
+        if v not in when and (up is None or t <= up):
+            when[v] = t
+            order.append(v)
+    if end not in when:
+        when[end], order = up, order + [end]
+    index = {v: k for k, v in enumerate(order)}
+    shown = [(t, max((index[v] for v in order if dc.texts.get(v) == w), default=-1)) for t, _, w in log]
+    same = {v for v in order if sum(dc.texts.get(u) == dc.texts.get(v) for u in order) > 1}
+    dc.ambiguous += len(same)
+    for v in order[1:]:
+        k, t_v = index[v], when[v]
+        caught = next((t for t, j in shown if t >= t_v and j >= k), None)
+        dc.lag_ms.append((caught if caught is not None else log[-1][0]) - t_v)
+    final = dc.texts[end]
+    settled = max((t for t, _, w in log if w != final), default=up)  # the last moment the weights were not final
+    later = [t for t, _, w in log if w == final and t >= settled]
+    dc.release_ms.append(max((later[0] if later else log[-1][0]) - up, 0.0))
+    t_first = when[order[1]] if len(order) > 1 else up
+    changes = sum(1 for (t, _, w), (_, _, w0) in zip(log[1:], log) if w != w0 and t_first <= t <= up and w in
+                  dc.texts.values())
+    dc.rate.append(changes / max((up - t_first) / 1e3, 1e-3))
+
+
+def drag_table(dcs: list[DragCase]) -> str:
+    rows = ["| case | drags | thumb → weights lag, median | p95 | weights updates/s during the drag (median) "
+            "| release → final weights, median | p95 | key press → weights, median |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for dc in dcs:
+        keys = fmt_ms(statistics.median(dc.case.ms)) if dc.case.ms else "-"
+        rows.append(f"| {dc.case.name} | {len(dc.rate)} | {fmt_ms(statistics.median(dc.lag_ms))} "
+                    f"| {fmt_ms(p95(dc.lag_ms))} | {statistics.median(dc.rate):.1f} "
+                    f"| {fmt_ms(statistics.median(dc.release_ms))} | {fmt_ms(p95(dc.release_ms))} | {keys} |")
+    return "\n".join(rows)
+
+
+def drag_main(args: argparse.Namespace) -> None:
+    """--drag N: N drags per case, round-robin, then --moves key presses per case (the key-press latency beside)."""
+    from playwright.sync_api import sync_playwright
+
+    started = time.monotonic()
+    chosen = [c for c in DRAG_CASES if args.drag_case in c[0]]
+    specs = [(name, "app", *rest) for name, _, *rest in chosen]
+    if args.baseline_dir:
+        specs += [(f"{name} (baseline)", "baseline", *rest) for name, _, *rest in chosen]
+    dcs = [DragCase(Case(*spec)) for spec in specs]
+    with ExitStack() as stack:
+        logs = Path(tempfile.mkdtemp(prefix="browser_latency-"))
+        ports = free_ports(2 if args.baseline_dir else 1)
+        servers = {"app": stack.enter_context(streamlit_server("app.py", ports[0], logs, args.app_dir.resolve()))}
+        if args.baseline_dir:
+            (logs / "baseline").mkdir()
+            servers["baseline"] = stack.enter_context(
+                streamlit_server("app.py", ports[1], logs / "baseline", args.baseline_dir.resolve()))
+        pw = stack.enter_context(sync_playwright())
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        stack.callback(browser.close)
+        print(f"Chromium {browser.version}; {args.drag} drags of {DRAG_STEPS} steps per case; server logs in {logs}",
+              file=sys.stderr)
+        for dc in dcs:
+            open_case(browser, dc.case, servers[dc.case.server].url)
+        for r in range(args.drag):
+            for dc in dcs:
+                drag_once(dc)
+                print(f"    {dc.case.name}: lag median {statistics.median(dc.lag_ms):.0f} ms, "
+                      f"{dc.rate[-1]:.1f} updates/s, release {dc.release_ms[-1]:.0f} ms", file=sys.stderr)
+            print(f"  drag round {r + 1}/{args.drag} done ({time.monotonic() - started:.0f} s)", file=sys.stderr)
+        for _ in range(args.moves):
+            for dc in dcs:
+                move(dc.case, servers[dc.case.server], args.timeout, args.sweep)
+    print(drag_table(dcs))
+    amb = [f"{dc.case.name}: {dc.ambiguous}" for dc in dcs if dc.ambiguous]
+    if amb:
+        print("\nthumb values whose weights read like another value's (counted as caught up early): " + "; ".join(amb))
+    print(f"\n(load average {os.getloadavg()[0]:.2f}; whole run {time.monotonic() - started:.0f} s)")
+    if args.json:
+        args.json.write_text(json.dumps({dc.case.name: {"lag_ms": dc.lag_ms, "release_ms": dc.release_ms,
+                                                        "rate": dc.rate, "key_ms": dc.case.ms} for dc in dcs},
+                                        indent=1))
+
+
 # ---- main -----------------------------------------------------------------------------------------------------------
 def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -500,6 +692,10 @@ def parse_args() -> argparse.Namespace:
                     help="also serve this folder's app (e.g. an exported commit) and measure its /qkv cases in the "
                          "same rounds, interleaved with this app's: a before/after pair under the same load")
     ap.add_argument("--json", type=Path, help="also write every sample to this file")
+    ap.add_argument("--drag", type=int, default=0, metavar="N",
+                    help="drag mode: N mouse drags per /qkv cell-slider case (then --moves key presses each), "
+                         "no minimal page or first paint")
+    ap.add_argument("--drag-case", default="", help="drag mode: only the cases whose name contains this")
     args = ap.parse_args()
     if args.quick:
         args.moves, args.first_paint = 5, 1
@@ -511,6 +707,8 @@ def main() -> None:
     if not os.access(CHROMIUM, os.X_OK):
         print(f"SKIPPED: no Chromium at {CHROMIUM} (apt-get install chromium fonts-noto-cjk); nothing measured")
         return
+    if args.drag:
+        return drag_main(args)
     from playwright.sync_api import sync_playwright
 
     started = time.monotonic()

@@ -10,8 +10,11 @@ in flight at a time: the next is sent when the app is at rest again (``data-test
 root element), the thumb's latest value then, so a slow run is never interrupted by the next value (a trigger of the
 frame reruns the whole app, and a rerun request stops a running full run).
 
-Release: the slider sends its own value, as it always did; that is the final truth. A drag that ends where it began
-(the slider sends nothing new) is closed by the relay with the start value (``"d": 1``).
+Release: the slider sends its own value, as it always did, and the relay then closes the drag with the value the thumb
+came to rest at (``"d": 1``, two animation frames after the release, so after the slider's own message): applied, and
+written into the widget when the slider sent another value. Both are needed: a drag that ends where it began makes
+the slider send nothing (the state would keep the last relayed value), and Streamlit's slider can send the value of
+the frame before the release (seen once: thumb at −10, the slider's value −9.9, the numbers of −9.9).
 
 Server side, per session:
   * ``SLIDERS``: the CSS class of each bound slider's element (``st-key-<key>``) → what a relayed value means there
@@ -86,9 +89,9 @@ function install() {
     if (!d) return;
     R.drag = null;
     cancelAnimationFrame(d.raf);
-    // the slider sends a changed value itself; one that came back to its start would leave the relayed numbers
+    // where the thumb came to rest, after the slider's own release value (see the module docstring)
     requestAnimationFrame(() => requestAnimationFrame(() => {
-      if (d.sent && d.input.value === d.from) post(d, d.from, true);
+      if (d.sent || d.input.value !== d.from) post(d, d.input.value, true);
     }));
   };
   window.addEventListener("pointerup", end, true);
@@ -182,8 +185,9 @@ def slider(factory: Callable, label: str, *, key: str, value, on_change: Callabl
 
 
 def _on_drag() -> None:
-    """A value from the relay: applied through its slider's ``relay`` while the slider's own value is still the one
-    the drag began from (a value that arrives after the slider sent its release is stale and dropped)."""
+    """A value from the relay: during the drag, applied through its slider's ``relay`` while the slider's own value is
+    still the one the drag began from (one that arrives after the slider sent its release is stale and dropped); the
+    closing value (``d``) is applied and made the widget's value."""
     msg = (st.session_state.get(DRAG_KEY) or {}).get("drag")
     if not isinstance(msg, dict) or not isinstance(msg.get("k"), list):
         return
@@ -192,18 +196,25 @@ def _on_drag() -> None:
     if bound is None or bound.key not in st.session_state:
         return
     value, start = bound.read(msg.get("v")), bound.read(msg.get("f"))
-    if value is None or start is None or not same(st.session_state[bound.key], start):
+    if value is None or start is None:
         return
     relayed = st.session_state.setdefault(RELAYED, {})
-    if msg.get("d"):
+    if msg.get("d"):  # the thumb at rest: its value is the truth, whatever the slider sent
         relayed.pop(bound.key, None)
-    else:
+        if not same(st.session_state[bound.key], value):
+            st.session_state[bound.key] = value
+        bound.relay(value)
+    elif same(st.session_state[bound.key], start):
         relayed[bound.key] = (start, value)
-    bound.relay(value)
+        bound.relay(value)
+
+
+# The relay's element takes no room: without this its (empty) element container added a 16 px gap to the sidebar.
+HIDE_CSS = "." + css_class(DRAG_KEY) + " { display: none; }"
 
 
 def mount() -> None:
     """The relay's browser side (``DRAG_JS``), once in the frame: call it in every full run (app.py), anywhere; it
     draws nothing."""
-    st.components.v2.component("attention_lab.drag", js=DRAG_JS)(
+    st.components.v2.component("attention_lab.drag", js=DRAG_JS, css=HIDE_CSS, isolate_styles=False)(
         key=DRAG_KEY, on_drag_change=_on_drag, width="stretch", height="content")

@@ -3,14 +3,17 @@
 For every lesson in ``lessons.REGISTRY`` its page is opened and every slider on it is found from the DOM (Streamlit's
 ``stSlider`` elements; their range input holds min, max, step and value, for a select_slider the option's index), none
 named by hand. Each slider in turn gets 4 arrow presses 100 ms apart, towards the end with more room (fewer when the
-range has fewer steps). Then:
+range has fewer steps), as many back, and again. Each time:
   * the thumb stands at start ± n steps (n the presses made);
+  * the thumb never jumped back on the way (a press made while it stood on an older value is a press lost).
+At the end:
   * the page's numbers are those of that value: the page's own link (the address bar, which the server writes from the
     lesson state) opened in a fresh browser shows every slider at the same value, and the same text (numbers,
     formulas, shares) and the same chart texts (cell numbers, ticks, titles, bar labels) as the page that was pressed.
 
-On the code before issue 18 (057a123) the temperature select_slider on /scaling, whose value the binding wrote back
-into the widget on every run, lost presses (the thumb ended one or two steps short).
+On the code before issue 18 (057a123) the select_sliders on /scaling (d_k, temperature), whose value the binding wrote
+back into the widget on every run, lost presses: a run's value reached the browser after later presses and pulled the
+thumb back to it (seen here as 6 → 2 → 4 → 2), and a press made then started from the older value.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import difflib
 import math
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import lessons
 
@@ -33,8 +37,23 @@ PAGE_JS = """() => ({
   charts: [...document.querySelectorAll("[data-testid='stMain'] .js-plotly-plot")].map(
       p => [...p.querySelectorAll('.main-svg text')].map(t => t.textContent).sort()),
   text: document.querySelector("[data-testid='stMain']").innerText,
-  sliders: [...document.querySelectorAll(%r)].map(s => s.querySelector('input[type=range]').value),
-})""" % SLIDERS
+  sliders: [...document.querySelectorAll("__SLIDERS__")].map(s => s.querySelector('input[type=range]').value),
+})""".replace("__SLIDERS__", SLIDERS)
+
+
+# The values slider k's thumb shows, each change, from now on (every animation frame; the input may be redrawn).
+WATCH_JS = """([sel, k]) => {
+  const seen = window.__thumbSeen = [];
+  const read = () => {
+    const s = document.querySelectorAll(sel)[k];
+    return s && s.querySelector('input[type=range]').value;
+  };
+  seen.push(read());
+  cancelAnimationFrame(window.__thumbRaf || 0);
+  const tick = () => { const v = read(); if (v != null && v !== seen[seen.length - 1]) seen.push(v);
+                       window.__thumbRaf = requestAnimationFrame(tick); };
+  window.__thumbRaf = requestAnimationFrame(tick);
+}"""
 
 
 def at_rest(page, still_ms: int = 600, timeout_s: float = 30) -> None:
@@ -73,16 +92,30 @@ def test_quick_presses_land_on_every_slider_and_the_numbers_follow(browser, page
         up = round((hi - start) / step) >= round((start - lo) / step)
         n = min(PRESSES, round(((hi - start) if up else (start - lo)) / step))
         assert n > 0, f"/{lesson} slider {k}: no room to move ({lo}..{hi}, step {step}, at {start})"
-        inp.focus()
-        for _ in range(n):
-            page.keyboard.press("ArrowRight" if up else "ArrowLeft")
-            page.wait_for_timeout(GAP_MS)
-        at_rest(page)
-        want = start + (n if up else -n) * step
-        got = numbers(slider_input(page, k))[3]
         label = page.locator(SLIDERS).nth(k).locator("label").first.inner_text()
-        assert math.isclose(got, want, abs_tol=step * 1e-6), (
-            f"/{lesson} slider {k} ({label!r}): {n} presses 100 ms apart from {start} went to {got}, not {want}")
+        for there in (True, False, True):  # n presses one way, n back, n that way again
+            inp = slider_input(page, k)
+            was = numbers(inp)[3]
+            inp.focus()
+            page.evaluate(WATCH_JS, [SLIDERS, k])
+            for _ in range(n):
+                page.keyboard.press("ArrowRight" if up == there else "ArrowLeft")
+                page.wait_for_timeout(GAP_MS)
+            try:
+                at_rest(page)
+            except PlaywrightTimeout:
+                raise AssertionError(f"/{lesson} slider {k} ({label!r}): the app did not come to rest within 30 s of "
+                                     f"{n} presses from {was} (the thumb showed {page.evaluate('window.__thumbSeen')})"
+                                     ) from None
+            seen = [float(v) for v in page.evaluate("window.__thumbSeen")]
+            want = was + (n if up == there else -n) * step
+            got = numbers(slider_input(page, k))[3]
+            assert math.isclose(got, want, abs_tol=step * 1e-6), (
+                f"/{lesson} slider {k} ({label!r}): {n} presses 100 ms apart from {was} went to {got}, not {want} "
+                f"(the thumb showed {seen})")
+            back = [(a, b) for a, b in zip(seen, seen[1:]) if (b - a) * (want - was) < 0]
+            assert not back, (f"/{lesson} slider {k} ({label!r}): the thumb jumped back {back} while {n} presses "
+                              f"took it from {was} to {want} (it showed {seen}): a press made then is lost")
         assert_no_exception(page)
 
     # the numbers on the page are those of the values the thumbs show: a fresh load of the page's link agrees

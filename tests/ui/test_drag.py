@@ -63,6 +63,17 @@ def test_a_drag_back_to_its_start_is_closed_with_the_start_value():
     assert "s" not in at.session_state[drag.RELAYED]
 
 
+def test_the_closing_value_is_the_thumbs_even_when_the_slider_sent_another():
+    """Streamlit's slider may send the value of the frame before the release: the relay's closing value (where the
+    thumb rests) wins, and becomes the widget's value too (written, so the browser and the server agree)."""
+    at = AppTest.from_function(_script).run()
+    _relay(at, "s", 3.3, 2.0)
+    at.slider(key="s").set_value(3.3).run()  # the slider's release value, one step short of the thumb
+    _relay(at, "s", 3.4, 2.0, done=True)
+    assert math.isclose(at.session_state["val"], 3.4) and math.isclose(at.session_state["s"], 3.4)
+    assert math.isclose(at.slider(key="s").value, 3.4)
+
+
 def test_a_select_slider_takes_the_options_index_and_bad_values_are_dropped():
     at = AppTest.from_function(_script).run()
     _relay(at, "t", 3, 1)  # index 3 of [0.5, 1.0, 2.0, 5.0], from index 1 (the current 1.0)
