@@ -19,7 +19,7 @@ control, then waits for the app to be at rest:
   * select   — the list opened with the mouse and option k clicked (presets, the cell picker, the query token);
   * toggle   — its switch or box clicked;
   * radio    — option k clicked;
-  * number   — its + or − button clicked;
+  * number   — its + or − button clicked (ArrowUp / ArrowDown and Enter when it is too narrow for them);
   * choice   — option k of a segmented control clicked.
 The kind is drawn first (each kind present on the page equally likely, so the one sentence box is not lost among a
 dozen sliders), then the control of that kind, then what to do with it; all from one ``random.Random`` seeded by the
@@ -200,8 +200,14 @@ def do(page, move: Move) -> None:
     elif move.kind == "number":
         button = "stNumberInputStepUp" if move.arg == "+" else "stNumberInputStepDown"
         step = box.locator(f"[data-testid={button}]")
-        if step.is_enabled():
-            step.click()
+        if step.count():
+            if step.is_enabled():
+                step.click()
+        else:  # a narrow number input has no +/− buttons: the arrow key steps it, Enter sends the value
+            field_ = box.locator("input").first
+            field_.focus()
+            page.keyboard.press("ArrowUp" if move.arg == "+" else "ArrowDown")
+            field_.press("Enter")
     else:
         raise ValueError(f"unknown move kind {move.kind!r}")
     settle(page)
