@@ -81,6 +81,7 @@ def test_a_masked_cell_and_an_open_cell_say_their_value_on_hover(page, page_erro
     label = hover_label(page, "qkv.fig.masked", k)
     assert "−∞" in label, label
     open_page(page, app_server + "/masks?lang=en", "masks.fig.weights")
+    page.locator(f"{sel('masks.fig.mask_add')} .heatmap-label text").first.wait_for(timeout=20_000)  # drawn
     zeros = [i for i, x in enumerate(cells(page, "masks.fig.mask_add")) if x == "0"]
     label = hover_label(page, "masks.fig.mask_add", zeros[0])
     assert "0 (may attend)" in label, label  # the mark and what it means

@@ -239,7 +239,9 @@ def with_params(url: str, **changes) -> str:
 
 
 def alerts(page) -> list[str]:
-    return page.locator(ALERT).all_inner_texts()
+    """The notices' texts as a person reads them: without the invisible word joiners (U+2060) that ui.escape puts
+    after ':' and '@' in user text so that Markdown never makes it a link."""
+    return [a.replace("\u2060", "") for a in page.locator(ALERT).all_inner_texts()]
 
 
 def new_page(browser, errors: list):
