@@ -338,8 +338,12 @@ def with_sizes(state: QKVState, d_model: int | None = None, d_k: int | None = No
 
 
 def with_seed(state: QKVState, seed: int) -> QKVState:
-    """New seed: every number of the preset at the current tokens and sizes is drawn again (edits are dropped)."""
+    """New seed: every number of the preset at the current tokens and sizes is drawn again (edits are dropped). The
+    seed the state already has changes nothing: a slider value applied twice (a late rerun) must not drop the edits
+    made since (a browser run showed the numbers of this state with the X edit dropped while its link kept it)."""
     s = int(min(max(int(seed), 0), SEED_MAX))
+    if s == state.seed:
+        return state
     fresh = _fresh(state.preset, state.text, state.d_model, state.d_k, state.d_v, s, state.mode, state.query)
     return replace(fresh, causal=state.causal, cell=state.cell)
 

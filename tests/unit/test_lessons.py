@@ -211,6 +211,13 @@ def test_with_seed_redraws_and_drops_edits():
     assert L.with_seed(s, -5).seed == 0
 
 
+def test_the_seed_it_already_has_keeps_every_edit():
+    s = L.with_cell(L.default_state("custom", seed=5), "W_Q", 0, 0, 3.25)
+    again = L.with_seed(s, 5)
+    assert again.mats["W_Q"][0, 0] == 3.25
+    assert_mats_equal(again, s)
+
+
 def test_with_seed_keeps_preset_numbers():
     s = L.with_seed(L.default_state("dog"), 42)
     np.testing.assert_array_equal(s.mats["W_Q"], DOG_WQ)
