@@ -4,11 +4,12 @@ from __future__ import annotations
 import streamlit as st
 
 import lessons
-from ui import draw
+from ui import draw, runtime
 from ui.i18n import t
 
 
 def main() -> None:
+    runtime.follow_lesson_link()
     st.title(t("home.title"))
     st.markdown(t("home.lead"))
     c1, c2 = st.columns([3, 2])

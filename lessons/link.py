@@ -33,7 +33,7 @@ from .cells import CELL_LIMIT, Refusal, check_cell, parse_number
 __all__ = [
     "MAX_QUERY_CHARS", "MAX_VALUE_CHARS", "MAX_PARAMS", "IGNORED_KEYS", "Notice", "Field", "Int", "Choice", "Flag",
     "Decimal", "Text", "Vector", "Cell", "Matrix", "Mask", "LinkSchema", "Envelope", "read_envelope", "read_fields",
-    "read_matrices", "write", "format_number", "encode_matrix", "dropped_notice",
+    "read_matrices", "write", "format_number", "encode_matrix", "dropped_notice", "owner",
 ]
 
 MAX_QUERY_CHARS = 20_000
@@ -418,6 +418,26 @@ def read_envelope(schema: LinkSchema, params: Mapping, others: Sequence[LinkSche
     if schema.legacy:  # a version-1 link could omit v=1: read it as one
         return Envelope(True, clean, _twice(twice))
     return Envelope(False, {}, (Notice("link_version", {"v": "?"}),))
+
+
+def owner(schemas: Sequence[LinkSchema], params: Mapping) -> str | None:
+    """The namespace of the lesson a link belongs to, from its keys alone (for a page that has no link of its own,
+    such as the home page): the schema whose namespace is a key of ``params``, else a legacy schema (version-1 links
+    had no namespace) that knows every key. None for a link of no lesson, an empty one, or one over the limits.
+    Never raises."""
+    try:
+        if len(params) > MAX_PARAMS:
+            return None
+        keys = {str(k) for k in params} - IGNORED_KEYS
+    except Exception:  # not a mapping
+        return None
+    if not keys:
+        return None
+    named = [x.namespace for x in schemas if x.namespace in keys]
+    if named:
+        return named[0]
+    return next((x.namespace for x in schemas if x.legacy and keys - {LEGACY_VERSION_KEY} <= x.keys
+                 and keys - {LEGACY_VERSION_KEY}), None)
 
 
 def _too_long(key: str, raw: str) -> Notice | None:

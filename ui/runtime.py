@@ -27,6 +27,7 @@ from streamlit.errors import FragmentHandledException
 import lessons
 from lessons import Lesson
 from lessons.cells import Refusal
+from lessons.link import owner as link_owner
 
 from .i18n import DEFAULT_LANG, t
 from .widgets import show_notices
@@ -153,6 +154,16 @@ def guarded(page: Page, body: Callable[[Page], None], *, where: str = "page") ->
         st.error(t("error.unexpected"), icon=":material/error:")
         st.button(t("error.reset"), key=page.key(f"error_reset.{where}"), icon=":material/restart_alt:",
                   on_click=page.reset)
+
+
+def follow_lesson_link() -> None:
+    """On a page with no link of its own (the home page): a lesson's link (``/?qkv=2&dk=7``, or a version-1 link from
+    before the lessons had pages of their own) opens that lesson with the link, instead of being dropped without a
+    word. Does nothing for any other query."""
+    params = st.query_params.to_dict()
+    key = link_owner([x.link for x in lessons.REGISTRY], params)
+    if key is not None:
+        st.switch_page(lessons.by_key(key).page, query_params=params)
 
 
 def run(lesson_key: str, render: Callable[[Page], None]) -> None:

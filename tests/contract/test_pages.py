@@ -110,3 +110,31 @@ def test_another_lessons_link_opens_this_lesson_in_its_own_state(lesson):
         got = at.session_state[f"{lesson.key}:state"]
         assert lesson.encode(got) == lesson.encode(lesson.default_state())
         assert len(at.warning) == 1  # one notice: this was another lesson's link
+
+
+@LESSONS
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_lessons_link_opened_on_the_home_page_opens_that_lesson(lesson, lang):
+    """Issue 20, defect 6: ``/?lang=en&qkv=2&dk=7&t=my+sentence`` became ``/?lang=en``, the setup dropped without a
+    word. The link opens the lesson it belongs to, with its state and in its language."""
+    want = lesson.from_link(corner_values(lesson.link))[0]
+    params = {"lang": lang, **lesson.encode(want)}
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == table(lang)[f"{lesson.key}.title"]
+    assert lesson.encode(at.session_state[f"{lesson.key}:state"]) == lesson.encode(want)
+    direct = open_page(lesson, params)  # the same words as the link opened on its own page: no notice of its own
+    assert [w.value for w in at.warning] == [w.value for w in direct.warning]
+
+
+@pytest.mark.parametrize("query", [{}, {"lang": "en"}, {"lang": "en", "zz": "1"}, {"x": "<b>"}])
+def test_the_home_page_keeps_a_query_of_no_lesson(query):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception
+    assert at.title[0].value == table(query.get("lang", "ja"))["home.title"]
