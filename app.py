@@ -27,7 +27,7 @@ except ImportError:  # Streamlit 1.67's values
 
 HOME = "lesson_pages/home.py"
 BROWSER_KEY = "frame.browser"  # the frame's browser side (BROWSER_JS)
-ADDRESS_KEY = "_address_written"  # True once this session (page load) had its first link written
+ADDRESS_KEY = runtime.ADDRESS_KEY  # True once this session (page load) had its first link written
 # The browser side of the frame, installed once per page load by an st.components.v2 component without a view.
 # 1. History. Streamlit's browser code pushes a history entry for every query string the app writes (st.query_params)
 #    outside a Back/Forward step, so a page switch made two entries (the new path, then its link), every slider move

@@ -36,6 +36,7 @@ SHARE_KEY = "_share_params"
 SHARE_PANEL_KEY = "frame.share"  # the sidebar's share panel (an expander): True while it is open
 FRAME_RUNNING = "_frame_running"  # True while app.py runs: a page's code running without it is a fragment rerun
 FRAME = "frame"  # notice place of the frame (the sidebar)
+ADDRESS_KEY = "_address_written"  # True once this session (page load) had its first link written (app.py)
 log = logging.getLogger("attention_lab")
 
 
@@ -159,7 +160,10 @@ def guarded(page: Page, body: Callable[[Page], None], *, where: str = "page") ->
 def follow_lesson_link() -> None:
     """On a page with no link of its own (the home page): a lesson's link (``/?qkv=2&dk=7``, or a version-1 link from
     before the lessons had pages of their own) opens that lesson with the link, instead of being dropped without a
-    word. Does nothing for any other query."""
+    word. Only on a page load's first run: later the address bar holds the link of the page the person came from
+    (a page switch in AppTest keeps it), and going home must not lead back there. Does nothing for any other query."""
+    if st.session_state.get(ADDRESS_KEY):
+        return
     params = st.query_params.to_dict()
     key = link_owner([x.link for x in lessons.REGISTRY], params)
     if key is not None:

@@ -138,6 +138,8 @@ def _grid(key: str, M: np.ndarray, row_labels, col_labels, *, show: Callable, re
     st.data_editor(df, key=edkey, on_change=_on_edit,
                    args=(key, edkey, cols, read, commit, on_refused, current, on_dropped),
                    num_rows="fixed", column_config={c: column(c) for c in cols}, width="content")
+    # the grid itself leaves out what a paste puts past its edge, and the app never receives it: said beforehand
+    st.caption(t("grid.paste_note", shape=f"{M.shape[0]}×{M.shape[1]}"))
 
 
 def _dropped_notice(notify: Callable[[str, dict], None], name: str, *, values: bool) -> Callable:
