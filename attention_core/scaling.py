@@ -8,9 +8,16 @@ variance d_k. Large d_k therefore gives large scores, and softmax of large score
 gradients vanish). Dividing by √d_k brings the variance back to 1 whatever d_k is; it is the same as a softmax
 temperature T = √d_k.
 
-Random draws use ``np.random.default_rng([seed, d_k, stream])``, so a value at one d_k does not depend on which
-other d_k are asked for, and the same seed always gives the same numbers. Work is done in chunks, so memory
-stays bounded (about CHUNK_FLOATS floats at a time) whatever the sizes.
+How q·k is drawn. For q and k with independent N(0, 1) components, q·k has the same distribution as |q|·z with
+|q|² ~ χ²(d_k) and z ~ N(0, 1) independent of it: given q, the rotation invariance of the standard normal makes
+q·k = |q|·(q/|q|)·k a N(0, |q|²) number, and for one q against n keys the n dot products are independent given q.
+So a draw costs two random numbers whatever d_k is (drawing every component costs 2·d_k, which at d_k = 512 and the
+saturation chart's sizes was about a second of server time per seed). tests/scaling/test_scaling_core.py checks
+the shortcut against component-by-component draws.
+
+Random draws use ``np.random.default_rng([seed, d_k, stream, part])``, so a value at one d_k does not depend on
+which other d_k are asked for, the same seed always gives the same numbers, and the first m draws do not depend on
+how many are asked for. Work is done in chunks, so memory stays bounded (about CHUNK_FLOATS floats at a time).
 """
 from __future__ import annotations
 
@@ -167,6 +174,9 @@ def dot_product_samples(d_k: int, n_samples: int, seed: int = 0) -> np.ndarray:
     Args:
         d_k: 1..MAX_DK; n_samples: 1..MAX_SAMPLES; seed: >= 0.
 
+    Drawn as |q|·z with |q|² ~ χ²(d_k) and z ~ N(0, 1) (the same distribution as summing d_k products; module
+    docstring), so the cost does not grow with d_k.
+
     Returns:
         float64 array (n_samples,): raw dot products (mean 0, variance d_k in theory).
 
@@ -176,14 +186,13 @@ def dot_product_samples(d_k: int, n_samples: int, seed: int = 0) -> np.ndarray:
     d_k = _check_int("d_k", d_k, 1, MAX_DK)
     n = _check_int("n_samples", n_samples, 1, MAX_SAMPLES)
     seed = _check_int("seed", seed, 0, 2**32 - 1)
-    rng = np.random.default_rng([seed, d_k, 1])
-    out = np.empty(n)
-    rows = max(1, CHUNK_FLOATS // (2 * d_k))
-    for a in range(0, n, rows):
-        b = min(n, a + rows)
-        qk = rng.standard_normal((b - a, 2, d_k))  # q and k of one sample drawn together: sample i is the same
-        out[a:b] = np.einsum("ij,ij->i", qk[:, 0], qk[:, 1])  # whatever n_samples is
-    return out
+    norms = np.sqrt(np.random.default_rng([seed, d_k, 1, 0]).chisquare(d_k, n))  # |q|, one per sample
+    return norms * np.random.default_rng([seed, d_k, 1, 1]).standard_normal(n)  # q·k given q is N(0, |q|²)
+
+
+def _row_scores(rng_norm, rng_z, rows: int, n: int, d_k: int) -> np.ndarray:
+    """(rows, n) scores q·k_j of one fresh q against n fresh keys per row, drawn as |q|·z_j (module docstring)."""
+    return np.sqrt(rng_norm.chisquare(d_k, (rows, 1))) * rng_z.standard_normal((rows, n))
 
 
 @dataclass(frozen=True)
@@ -272,15 +281,12 @@ def saturation_curves(d_ks=DK_STEPS, n_keys: int = 8, n_draws: int = 400, seed: 
     m = _check_int("n_draws", n_draws, 1, MAX_DRAWS)
     seed = _check_int("seed", seed, 0, 2**32 - 1)
     res = np.zeros((4, len(widths)))
+    rows = max(1, CHUNK_FLOATS // n)
     for g, d in enumerate(widths):
-        rng = np.random.default_rng([seed, d, 2, n])
-        rows = max(1, CHUNK_FLOATS // ((n + 1) * d))
+        rng_norm, rng_z = (np.random.default_rng([seed, d, 2, n, part]) for part in (0, 1))
         acc = np.zeros(4)
         for a in range(0, m, rows):
-            b = min(m, a + rows)
-            q = rng.standard_normal((b - a, 1, d))
-            K = rng.standard_normal((b - a, n, d))
-            s = np.einsum("rid,rnd->rn", q, K)
+            s = _row_scores(rng_norm, rng_z, min(m, a + rows) - a, n, d)
             for i, c in enumerate((1.0, np.sqrt(d))):
                 w = softmax(s / c)
                 acc[i] += w.max(axis=-1).sum()

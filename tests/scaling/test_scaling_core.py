@@ -215,3 +215,88 @@ def test_saturation_refuses_huge_requests():
         S.saturation_curves([1, 2], n_draws=S.MAX_DRAWS + 1)
     with pytest.raises(ValueError):
         S.saturation_curves(list(range(1, 70)))
+
+
+# ---- the |q|·z shortcut against component-by-component draws ---------------------------------------------------
+def _ks_statistic(a: np.ndarray, b: np.ndarray) -> float:
+    """Two-sample Kolmogorov–Smirnov statistic: the largest gap between the two empirical distribution functions."""
+    grid = np.sort(np.concatenate([a, b]))
+    fa = np.searchsorted(np.sort(a), grid, side="right") / a.size
+    fb = np.searchsorted(np.sort(b), grid, side="right") / b.size
+    return float(np.abs(fa - fb).max())
+
+
+def _brute_dot_products(d_k: int, n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed + 1000)  # a stream of its own: independent of the shortcut's draws
+    return np.einsum("ij,ij->i", rng.standard_normal((n, d_k)), rng.standard_normal((n, d_k)))
+
+
+@pytest.mark.parametrize("d_k", [1, 3, 64, 512])
+def test_samples_have_the_distribution_of_component_draws(d_k):
+    # Same law as Σ q_i k_i drawn component by component: a two-sample KS test at α = 0.001
+    # (critical value 1.95·√((n + m)/(n·m)) = 0.0276 for n = m = 10,000).
+    n = 10_000
+    fast, brute = S.dot_product_samples(d_k, n, seed=3), _brute_dot_products(d_k, n, seed=3)
+    assert _ks_statistic(fast, brute) < 1.95 * math.sqrt(2 / n)
+
+
+@pytest.mark.parametrize("d_k", [1, 8, 256])
+def test_samples_fourth_moment_is_3dk2_plus_6dk(d_k):
+    # E[(q·k)⁴] = Σ_i E[q_i⁴]E[k_i⁴] + 3 Σ_{i≠j} E[q_i²k_i²]E[q_j²k_j²] = 9 d_k + 3 d_k (d_k − 1) = 3 d_k² + 6 d_k;
+    # a draw that got only the variance right (a normal of variance d_k: 3 d_k²) would be off by 6 d_k.
+    x = S.dot_product_samples(d_k, S.MAX_SAMPLES, seed=11) / math.sqrt(d_k)
+    assert np.mean(x**4) == pytest.approx(3 + 6 / d_k, rel=0.06)
+
+
+def _brute_saturation(d_k: int, n_keys: int, n_draws: int, seed: int) -> tuple[float, float]:
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((n_draws, 1, d_k))
+    K = rng.standard_normal((n_draws, n_keys, d_k))
+    s = np.einsum("rid,rnd->rn", q, K)
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    w = e / e.sum(axis=1, keepdims=True)
+    return float(w.max(axis=1).mean()), float(w.max(axis=1).std())
+
+
+@pytest.mark.parametrize("d_k, n_keys", [(4, 8), (64, 8), (512, 32)])
+def test_saturation_matches_component_draws(d_k, n_keys):
+    # Undivided scores: the mean largest weight from the shortcut and from whole q and K matrices agree within
+    # 4 standard errors of their difference.
+    m = 4000
+    fast = S.saturation_curves([d_k], n_keys=n_keys, n_draws=m, seed=2).max_raw[0]
+    brute, sd = _brute_saturation(d_k, n_keys, m, seed=77)
+    assert abs(fast - brute) < 4 * sd * math.sqrt(2 / m)
+
+
+class _CountingRng:
+    """A NumPy Generator that counts the random numbers asked of it."""
+
+    drawn = 0
+
+    def __init__(self, seed):
+        self._g = _REAL_RNG(seed)
+
+    def __getattr__(self, name):
+        method = getattr(self._g, name)
+
+        def counted(*args, **kwargs):
+            out = method(*args, **kwargs)
+            _CountingRng.drawn += np.size(out)
+            return out
+        return counted
+
+
+_REAL_RNG = np.random.default_rng
+
+
+def test_saturation_cost_does_not_grow_with_dk(monkeypatch):
+    # The page's largest request (every width to 512, 32 keys, 1,000 draws) asks 1 + 32 random numbers per row:
+    # 18 · 1,000 · 33 = 594,000, not 1,000 · 33 · Σ d_k ≈ 50 million as drawing every component would. Counted,
+    # not timed.
+    monkeypatch.setattr(np.random, "default_rng", _CountingRng)
+    _CountingRng.drawn = 0
+    S.saturation_curves(S.SATURATION_DKS, n_keys=32, n_draws=1000, seed=9)
+    assert _CountingRng.drawn == len(S.SATURATION_DKS) * 1000 * 33
+    _CountingRng.drawn = 0
+    S.dot_product_samples(512, 20_000, seed=9)
+    assert _CountingRng.drawn == 2 * 20_000
