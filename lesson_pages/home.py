@@ -22,7 +22,8 @@ def main() -> None:
                           caption=t("home.picture_caption"))
     with c2:
         st.markdown(t("home.what"))
-        st.page_link(first.page, label=t("home.start"), icon=":material/play_arrow:")
+        st.page_link(first.page, label=t("home.start", title=t(f"lesson.{first.key}.title")),
+                     icon=":material/play_arrow:")
     st.subheader(t("home.map_title"))
     st.markdown(t("home.map"))
     st.subheader(t("home.lessons"))
@@ -32,7 +33,7 @@ def main() -> None:
     registered = {x.key for x in lessons.REGISTRY}
     for key in lessons.PLANNED:
         if key not in registered:
-            st.markdown(f"- {t(f'lesson.{key}.title')} — {t('home.coming')}")
+            st.markdown(f"- {t(f'planned.{key}')} — {t('home.coming')}")
 
 
 main()

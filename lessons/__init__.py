@@ -15,7 +15,7 @@ REGISTRY: list[Lesson] = [QKV, SCALING, MASKS]
 """The lessons in teaching order (a list, so a test can register a throwaway lesson for the duration of a test)."""
 
 PLANNED = ("multihead", "positional", "cross")
-"""Lessons the home page announces as coming (texts lesson.<key>.title), until they are in REGISTRY."""
+"""Lessons the home page announces as coming (texts planned.<key>), until a lesson with that key is in REGISTRY."""
 
 
 def by_key(key: str) -> Lesson:

@@ -78,3 +78,21 @@ def test_contract_tests_pick_it_up(toy):
     test_contract.test_a_page_never_reads_another_lessons_link(toy)
     test_pages.test_own_share_link_reproduces_the_state(toy)
     test_pages.test_another_lessons_link_opens_this_lesson_in_its_own_state(toy)
+
+
+@pytest.fixture
+def toy_first(toy, monkeypatch):
+    monkeypatch.setattr(lessons, "REGISTRY", [toy, *[x for x in lessons.REGISTRY if x is not toy]])
+    return toy
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_start_button_names_the_first_registered_lesson(toy_first, lang):
+    # It used to say "Open the first lesson: Q·K·V with 「犬が歩く」" whatever lesson it linked to (issue 19).
+    at = AppTest.from_file(str(test_pages.ROOT / "app.py"), default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception
+    start = next(el.proto for el in at.get("page_link") if el.proto.icon == ":material/play_arrow:")
+    assert start.label == table(lang)["home.start"].format(title="Toy lesson")
+    assert start.page.endswith("toy.py") or "toy" in start.page
