@@ -327,8 +327,10 @@ class MessageCache:
 
 class Session:
     """One browser tab on /qkv, at the protocol level. Keeps every cookie it is given (Streamlit's XSRF cookie, a
-    proxy's routing cookie) and sends them back. With `replica_header` (e.g. "X-Upstream", which deploy/nginx.conf
-    adds), `replicas` records that header's value on each of its connections: health, host-config, websocket."""
+    proxy's routing cookie) and sends them back. With `replica_header` (a proxy that names the replica in a response
+    header), `replicas` records that header's value on each of its connections: health, host-config, websocket.
+    deploy/nginx.conf sends no such header (replica addresses stay private): benchmarks/replicas_load.py reads
+    nginx's access log instead, by the session's routing cookie."""
 
     def __init__(self, port: int, host: str = HOST, replica_header: str = ""):
         self.port = port
@@ -640,10 +642,12 @@ async def warm_all(server: Target) -> None:
 
 
 async def load_test(server: Target, n: int, seconds: float, seed: int, replica_header: str = "",
-                    settle_s: float = 3.0, after_s: float = 5.0) -> dict:
+                    settle_s: float = 3.0, after_s: float = 5.0, route_cookie: str = "") -> dict:
     """N sessions on server.host:server.port (see the module docstring). With `replica_header`, also which replica
-    served each session's connections (the header's value on each), summarised in "replicas". settle_s: pause
-    between the page loads and the first moves (RSS "connected"); after_s: pause after closing (RSS "after")."""
+    served each session's connections (the header's value on each), summarised in "replicas". With `route_cookie`,
+    "route_keys" holds each session's value of that cookie ("" if it got none), in session order: a proxy's log
+    then tells which replica served each session (benchmarks/replicas_load.py). settle_s: pause between the page
+    loads and the first moves (RSS "connected"); after_s: pause after closing (RSS "after")."""
     rss_start = server.mem_mb()
     await warm_all(server)
     await asyncio.sleep(2)
@@ -703,7 +707,8 @@ async def load_test(server: Target, n: int, seconds: float, seed: int, replica_h
     n_err = sum(errors.values())
     return {
         "mode": "load", "sessions": n, "seconds": seconds, "post_gc": server.post_gc,
-        "replicas": replica_summary(sessions) if replica_header else None,
+        "replicas": replica_summary([s.replicas for s in sessions]) if replica_header else None,
+        "route_keys": [s.cookies.get(route_cookie, "") for s in sessions] if route_cookie else None,
         "initial_load": ms_summary([r.seconds for r in loads if isinstance(r, Run)]),
         "initial_load_errors": load_errors, "load_server_cpu_s": load_cpu["server_cpu_s"],
         "moves": moves, "errors": n_err, "error_kinds": errors,
@@ -722,23 +727,25 @@ async def load_test(server: Target, n: int, seconds: float, seed: int, replica_h
     }
 
 
-def replica_summary(sessions: list[Session]) -> dict:
-    """Sessions per replica, and whether every session's connections all went to one replica. A connection
-    without the header counts as a replica named "" (so a missing header cannot pass as sticky)."""
+def replica_summary(connections: list[list[str]]) -> dict:
+    """Sessions per replica, and whether every session's connections all went to one replica; `connections`:
+    per session, the replica of each of its connections (a response header's value, or a proxy log's upstream).
+    A connection whose replica is unknown counts as a replica named "" (so a missing record cannot pass as
+    sticky)."""
     per: dict[str, int] = {}
     split = []
     unrecorded = 0
-    for i, s in enumerate(sessions):
-        seen = set(s.replicas)
+    for i, replicas in enumerate(connections):
+        seen = set(replicas)
         if not seen:
             unrecorded += 1  # it failed before its first response (counted among the errors)
         elif len(seen) == 1:
-            name = s.replicas[0]
+            name = replicas[0]
             per[name] = per.get(name, 0) + 1
         else:
-            split.append({"session": i, "connections": list(s.replicas)})
+            split.append({"session": i, "connections": list(replicas)})
     return {"sessions_per_replica": dict(sorted(per.items())), "split_sessions": split, "unrecorded": unrecorded,
-            "connections_per_session": sorted({len(s.replicas) for s in sessions}),
+            "connections_per_session": sorted({len(replicas) for replicas in connections}),
             "all_sticky": not split and not unrecorded and "" not in per}
 
 
@@ -850,7 +857,7 @@ def print_result(r: dict) -> None:
               f" {m['during_mean']:.0f}, after close +5 s {m['after_close_5s']:.0f}, peak {m['hwm']:.0f}")
         rep = r.get("replicas")
         if rep is not None:
-            per = ", ".join(f"{k or '(no header)'}: {v}" for k, v in rep["sessions_per_replica"].items())
+            per = ", ".join(f"{k or '(unknown)'}: {v}" for k, v in rep["sessions_per_replica"].items())
             print(f"  sessions per replica: {per}; connections per session {rep['connections_per_session']}")
             print(f"  every session on one replica (all its connections): {'yes' if rep['all_sticky'] else 'NO'}"
                   f" ({len(rep['split_sessions'])} split, {rep['unrecorded']} without a response)")
@@ -908,8 +915,9 @@ def main() -> None:
                     " process whose CPU and RSS are measured (repeat for several replicas; none: not measured)")
     ap.add_argument("--warm", action="append", default=[], metavar="URL", help="with --url: warm up this server"
                     " directly instead of --url (repeat for each replica)")
-    ap.add_argument("--replica-header", default="", metavar="NAME", help="record this response header (e.g."
-                    " X-Upstream) on every connection of every session: sessions per replica, stickiness")
+    ap.add_argument("--replica-header", default="", metavar="NAME", help="record this response header, for a"
+                    " proxy that names the replica in one, on every connection of every session: sessions per"
+                    " replica, stickiness (deploy/nginx.conf sends none: benchmarks/replicas_load.py reads its log)")
     ap.add_argument("--app-dir", type=Path, default=ROOT, help="run app.py of this tree (e.g. an export of a commit:"
                     " `git archive HEAD | tar -x -C DIR`) with this checkout's .venv; default: this checkout")
     ap.add_argument("--quiet-wait", type=float, default=0.0, metavar="S", help="before each mode wait up to S seconds"

@@ -4,8 +4,10 @@ Starts N replicas (``streamlit run app.py`` on 127.0.0.1, ports from 8761 on, on
 as replicas on several machines must have) and Debian's ``nginx`` in front of them on 127.0.0.1 (port 8790 or the
 next free one up to 8799). nginx runs in the foreground (``-g 'daemon off;'``) with its own prefix, pid file,
 logs and temporary files in a temporary directory, and the configuration rendered from deploy/nginx.conf; no
-system file is read or written. Then benchmarks/load_class.py's client runs through nginx: each session's health,
-host-config and websocket responses carry ``X-Upstream`` (the replica nginx chose), so the script prints the
+system file is read or written. Then benchmarks/load_class.py's client runs through nginx. No response names the
+replica that served it (deploy/nginx.conf keeps replica addresses private); nginx's access log in the prefix does:
+each line has the request's routing key (the session's ``attnlab_route`` cookie) and the upstream. So each session's
+health, host-config and websocket lines are found by the cookie the client holds, and the script prints the
 sessions per replica and whether every session stayed on one replica with all its connections, next to the usual
 errors, p50/p95/max, CPU per move (both replicas; nginx apart) and RSS. Everything started here is stopped by its
 own pid in ``finally``.
@@ -22,6 +24,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -43,8 +46,34 @@ HOST = "127.0.0.1"
 TEMPLATE = ROOT / "deploy" / "nginx.conf"
 REPLICA_PORTS = range(8761, 8790)
 PROXY_PORTS = range(8790, 8800)
-REPLICA_HEADER = "X-Upstream"
 ROUTE_COOKIE = "attnlab_route"
+# deploy/nginx.conf's log_format attnlab
+LOG_LINE = re.compile(r'(?P<client>\S+) \[(?P<time>[^\]]*)\] "(?P<request>[^"]*)" (?P<status>\d{3}) (?P<bytes>\d+) '
+                      r'route=(?P<route>\S*) upstream="(?P<upstream>[^"]*)" rt=(?P<rt>[\d.]+)')
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One request in nginx's access log."""
+    method: str
+    path: str  # with its query string
+    status: int
+    route: str  # the routing key: the attnlab_route cookie sent, or the one handed out with this response
+    upstream: str  # the replica nginx used ($upstream_addr), "" when nginx answered itself (404, 413 ...)
+
+
+def parse_access_log(text: str) -> list[LogLine]:
+    """The lines of an access log in deploy/nginx.conf's `attnlab` format; ValueError on any other line."""
+    out = []
+    for line in text.splitlines():
+        m = LOG_LINE.fullmatch(line)
+        if m is None:
+            raise ValueError(f"not an attnlab access-log line: {line[:300]}")
+        method, _, rest = m["request"].partition(" ")
+        upstream = m["upstream"]
+        out.append(LogLine(method, rest.rsplit(" ", 1)[0], int(m["status"]), m["route"],
+                           "" if upstream == "-" else upstream))
+    return out
 
 
 def nginx_binary() -> str | None:
@@ -128,8 +157,28 @@ class Setup:
         return f"http://{HOST}:{self.proxy_port}"
 
     def upstream_names(self) -> set[str]:
-        """The X-Upstream value nginx gives for each replica ($upstream_addr is host:port)."""
+        """How nginx's access log names each replica ($upstream_addr is host:port)."""
         return {f"{HOST}:{p}" for p in self.replica_ports}
+
+    def access_log(self) -> list[LogLine]:
+        path = self.prefix / "access.log"
+        return parse_access_log(path.read_text()) if path.exists() else []
+
+    def replicas_of(self, route_keys: list[str], streams: int = 1, wait_s: float = 5.0) -> list[list[str]]:
+        """Per routing key, the replica of every request nginx passed on with that key, in log order ([] for "").
+        nginx logs a websocket when it closes: waits up to wait_s until every key has `streams` websocket lines."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            log = self.access_log()
+            ws = [line.route for line in log if line.path == "/_stcore/stream"]
+            if all(ws.count(k) >= streams for k in route_keys if k) or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        by_route: dict[str, list[str]] = {}
+        for line in log:
+            if line.upstream:
+                by_route.setdefault(line.route, []).append(line.upstream)
+        return [by_route.get(k, []) if k else [] for k in route_keys]
 
     def target(self) -> lc.Remote:
         """The load client's view: sessions through nginx, each replica warmed up directly, their CPU and RSS
@@ -182,6 +231,14 @@ def replicas(n: int = 2, *, app_dir: Path = ROOT, nginx: str | None = None, keep
             shutil.rmtree(prefix, ignore_errors=True)
 
 
+def class_through(setup: Setup, sessions: int, seconds: float, seed: int, **kw) -> dict:
+    """benchmarks/load_class.py's load test through nginx; its "replicas" summary from nginx's access log (each
+    session's connections found by the route cookie it holds). kw: load_test's settle_s, after_s."""
+    r = asyncio.run(lc.load_test(setup.target(), sessions, seconds, seed, route_cookie=ROUTE_COOKIE, **kw))
+    r["replicas"] = lc.replica_summary(setup.replicas_of(r["route_keys"]))
+    return r
+
+
 def verdict(r: dict, names: set[str], p95_target_ms: float | None = None) -> list[str]:
     """What falls short in a load result through the replicas ([] = all good)."""
     problems = []
@@ -224,7 +281,7 @@ def main() -> int:
     with replicas(args.replicas, app_dir=args.app_dir.resolve(), keep=args.keep) as setup:
         print(f"== {args.replicas} replicas on {HOST}:{','.join(map(str, setup.replica_ports))} behind nginx on"
               f" {setup.url} (prefix {setup.prefix}); load average {os.getloadavg()[0]:.2f}")
-        r = asyncio.run(lc.load_test(setup.target(), args.sessions, args.seconds, args.seed, REPLICA_HEADER))
+        r = class_through(setup, args.sessions, args.seconds, args.seed)
         r["post_gc_forced"] = False
         r["other_cores_before"] = before
         r["load_average_after"] = os.getloadavg()

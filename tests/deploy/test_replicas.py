@@ -1,12 +1,20 @@
-"""Two app processes behind nginx (deploy/nginx.conf) on loopback: a small class stays on its replicas.
+"""Two app processes behind nginx (deploy/nginx.conf) on loopback: a small class stays on its replicas, and the
+template's hardening holds on real responses.
 
 Starts the replicas and Debian's nginx with benchmarks/replicas_load.py (nginx in the foreground with its own
 prefix in a temporary directory, no system file touched), runs benchmarks/load_class.py's protocol client through
 it for a bounded time, and checks: 0 errors, every session's connections (health, host-config, websocket) all on
-one replica, both replicas used. Stickiness is checked twice, independently: by the X-Upstream header the client
-saw, and by nginx's own access log (every routing key went to one upstream).
+one replica, both replicas used. No response names its replica (the template sends no such header), so stickiness
+is read from two sides that do not depend on each other: nginx's own access log (each session's lines found by the
+route cookie the client holds: one upstream for all three), and the replicas themselves (each one's count of
+websocket connects, asked directly on its /_stcore/metrics, equals the sessions the log put on it; a reconnect
+through nginx resumes its session, which only the replica holding it can do).
 
-Marked e2e (several processes, ~30 s): `make test` and CI run it, `make test-fast` does not. Without nginx it is
+Hardening (issue 20), on the same nginx: no response carries a replica's address, every one carries
+X-Frame-Options and CSP frame-ancestors, /_stcore/metrics is 404 through nginx, a 20 KB link passes, a 2 MB body is
+413 before any replica sees it. deploy/nginx.conf's directives themselves: tests/deploy/test_nginx_conf.py.
+
+Marked e2e (several processes, ~35 s): `make test` and CI run it, `make test-fast` does not. Without nginx it is
 skipped with a loud reason, except with CI=true, where it fails (the browser tests' policy for Chromium).
 """
 
@@ -15,14 +23,18 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import secrets
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from benchmarks import load_class as lc
 from benchmarks import replicas_load as rl
+from ui.plot_component import NAME as CHART_COMPONENT
 
 pytestmark = pytest.mark.e2e
 
@@ -73,14 +85,76 @@ def _listening_addresses(pids: list[int]) -> set[str]:
 
 
 def _upstreams_of(setup, cookie: str, n: int) -> list[str]:
+    """n health requests through nginx with this Cookie header; the replica nginx logged for each (found by its
+    routing key: the cookie's value, or the one handed out with the response)."""
+
     async def go():
-        got = []
+        keys = []
         for _ in range(n):
             _, headers, _ = await lc.http_get(rl.HOST, setup.proxy_port, "/_stcore/health", cookie)
-            got.append(headers[rl.REPLICA_HEADER.lower()][0])
-        return got
+            given = [c.split(";")[0].split("=", 1)[1] for c in headers.get("set-cookie", [])
+                     if c.startswith(rl.ROUTE_COOKIE + "=")]
+            keys.append(given[0] if given else cookie.split("=", 1)[1])
+        return keys
 
-    return asyncio.run(go())
+    keys = list(dict.fromkeys(asyncio.run(go())))
+    found = [up for ups in setup.replicas_of(keys, streams=0) for up in ups]
+    assert len(found) == n  # one proxied log line per request
+    return found
+
+
+def _request(port: int, method: str, path: str, body: bytes = b"", *, cookie: str = "",
+             chunked: bool = False) -> tuple[int, dict[str, list[str]]]:
+    """One raw HTTP/1.1 request (any method, a body by Content-Length or chunked); status and headers."""
+    with socket.create_connection((rl.HOST, port), timeout=30) as s:
+        head = f"{method} {path} HTTP/1.1\r\nHost: {rl.HOST}:{port}\r\nConnection: close\r\n"
+        head += f"Cookie: {cookie}\r\n" if cookie else ""
+        if body or chunked:
+            head += "Transfer-Encoding: chunked\r\n" if chunked else f"Content-Length: {len(body)}\r\n"
+        s.sendall((head + "\r\n").encode())
+        try:
+            if chunked:
+                for i in range(0, len(body), 1 << 16):
+                    part = body[i:i + (1 << 16)]
+                    s.sendall(b"%x\r\n%s\r\n" % (len(part), part))
+                s.sendall(b"0\r\n\r\n")
+            else:
+                s.sendall(body)
+        except OSError:  # nginx may answer (413) and stop reading before the whole body is sent
+            pass
+        raw = b""
+        while chunk := s.recv(1 << 16):
+            raw += chunk
+    lines = raw.partition(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")
+    headers: dict[str, list[str]] = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers.setdefault(name.strip().lower(), []).append(value.strip())
+    return int(lines[0].split()[1]), headers
+
+
+def _connects(port: int) -> int:
+    """The replica's own count of websocket sessions opened (Streamlit's metrics, asked on the replica itself)."""
+    status, _, body = asyncio.run(lc.http_get(rl.HOST, port, "/_stcore/metrics"))
+    assert status == 200
+    return int(re.search(r'session_events_total\{type="connect"\} (\d+)', body.decode())[1])
+
+
+def _logged(setup, key: str, n: int, wait_s: float = 5.0) -> list:
+    """The access-log lines of routing key `key`, once there are n of them (nginx may write a line just after the
+    client has read the response); the ones there are after wait_s otherwise."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        lines = [line for line in setup.access_log() if line.route == key]
+        if len(lines) >= n or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.05)
+
+
+def _route() -> tuple[str, str]:
+    """A fresh routing key and its Cookie header: requests with it are found in nginx's log."""
+    key = secrets.token_hex(8)
+    return key, f"{rl.ROUTE_COOKIE}={key}"
 
 
 def test_everything_listens_on_loopback_only(setup):
@@ -94,8 +168,8 @@ def test_the_route_cookie_decides_the_replica(setup):
     """Without the cookie requests spread over both replicas (so a split would show); with one, they all go to
     the same replica; a browser without the cookie is given one."""
     assert set(_upstreams_of(setup, "", 24)) == setup.upstream_names()
-    for key in ("a", "b", "c", "d"):
-        assert len(set(_upstreams_of(setup, f"{rl.ROUTE_COOKIE}={key}", 6))) == 1
+    for _ in range(4):
+        assert len(set(_upstreams_of(setup, _route()[1], 6))) == 1
     _, headers, _ = asyncio.run(lc.http_get(rl.HOST, setup.proxy_port, "/_stcore/health"))
     cookies = [c.split(";")[0].split("=")[0] for c in headers["set-cookie"]]
     assert sorted(cookies) == sorted([rl.ROUTE_COOKIE, "_streamlit_xsrf"])
@@ -104,30 +178,33 @@ def test_the_route_cookie_decides_the_replica(setup):
 
 
 def test_a_class_through_two_replicas_stays_sticky_with_no_errors(setup):
-    r = asyncio.run(lc.load_test(setup.target(), SESSIONS, SECONDS, seed=3, replica_header=rl.REPLICA_HEADER,
-                                 settle_s=0.5, after_s=1.0))
+    before = {f"{rl.HOST}:{p}": _connects(p) for p in setup.replica_ports}
+    r = rl.class_through(setup, SESSIONS, SECONDS, seed=3, settle_s=0.5, after_s=1.0)
     assert r["initial_load_errors"] == []
     assert r["errors"] == 0, r["error_kinds"]
     # every student moved the slider several times (think time 1-3 s over 15 s) and every move took effect
     assert r["moves"] >= SESSIONS * 3
+    # nginx's log, by each session's route cookie: health, host-config, websocket, all on one replica
     rep = r["replicas"]
-    assert rep["connections_per_session"] == [3]  # health, host-config, websocket: each one's replica recorded
+    assert rep["connections_per_session"] == [3]
     assert rep["all_sticky"], rep["split_sessions"]
     per = rep["sessions_per_replica"]
     assert set(per) == setup.upstream_names() and sum(per.values()) == SESSIONS  # both replicas served sessions
+    # the replicas' own count: each opened one session for load_test's warm-up (straight to it) plus those the log
+    # put on it
+    after = {f"{rl.HOST}:{p}": _connects(p) for p in setup.replica_ports}
+    assert {name: after[name] - before[name] - 1 for name in after} == per
 
-    # nginx's own record: every routing key went to one upstream; the websockets were upgrades (101) on it
-    log = (setup.prefix / "access.log").read_text().splitlines()
+    # the whole log: every routing key (of any test so far) went to one upstream; the class's websockets were
+    # upgrades (101) through nginx (the warm-up went to each replica directly)
+    log = setup.access_log()
     routes: dict[str, set[str]] = {}
-    upgrades = 0
     for line in log:
-        m = re.search(r'"GET (\S+) HTTP/1.1" (\d+) .* route=(\w+) upstream=(\S+)', line)
-        assert m, line
-        path, status, route, upstream = m.groups()
-        routes.setdefault(route, set()).add(upstream)
-        upgrades += path == "/_stcore/stream" and status == "101"
+        if line.upstream:
+            routes.setdefault(line.route, set()).add(line.upstream)
     assert all(len(ups) == 1 for ups in routes.values()), {k: v for k, v in routes.items() if len(v) > 1}
-    assert upgrades == SESSIONS  # the class's websockets (the warm-up went to each replica directly)
+    keys = set(r["route_keys"])
+    assert sum(line.route in keys and line.path == "/_stcore/stream" and line.status == 101 for line in log) == SESSIONS
 
 
 def test_a_reconnect_through_nginx_resumes_its_session_and_another_replica_cannot(setup):
@@ -136,22 +213,24 @@ def test_a_reconnect_through_nginx_resumes_its_session_and_another_replica_canno
     and starts a new one (the student's state would be gone)."""
 
     async def go():
-        s = lc.Session(setup.proxy_port, rl.HOST, rl.REPLICA_HEADER)
+        s = lc.Session(setup.proxy_port, rl.HOST)
         await s.open()
         await s.load()
         first = s.session_id
-        home = s.replicas[-1]
+        key = s.cookies[rl.ROUTE_COOKIE]
+        (home,) = set(setup.replicas_of([key], streams=0)[0])  # health and host-config, logged already
         await s.reconnect()  # through nginx, with its cookies
         resumed = s.session_id
         other = next(p for p in setup.replica_ports if f"{rl.HOST}:{p}" != home)
         await s.reconnect(port=other)  # straight to the other replica, same cookies and session id
         elsewhere = s.session_id
         await s.close()
-        return first, home, resumed, elsewhere, s.replicas[:6]
+        return first, home, resumed, elsewhere, key
 
-    first, home, resumed, elsewhere, through_nginx = asyncio.run(go())
+    first, home, resumed, elsewhere, key = asyncio.run(go())
     assert first and resumed == first
-    assert through_nginx == [home] * 6  # both visits' health, host-config and websocket
+    # both visits through nginx (health, host-config, websocket each) on the replica that resumed the session
+    assert setup.replicas_of([key], streams=2)[0] == [home] * 6
     assert elsewhere and elsewhere != first
 
 
@@ -163,7 +242,8 @@ def test_the_containerfile_healthcheck_passes_on_a_live_replica(setup):
 
 
 def test_a_link_as_long_as_the_app_accepts_passes_the_proxy(setup):
-    """A shared link of MAX_QUERY_CHARS characters reaches the app (200), not nginx's 414 for a long request line."""
+    """A shared link of MAX_QUERY_CHARS characters reaches the app (200), not nginx's 414 for a long request line;
+    so does a 20 KiB one. A request line past nginx's buffer (64 kB) is 414: the limit is where the config says."""
     from urllib.parse import quote
 
     from lessons import link
@@ -171,3 +251,77 @@ def test_a_link_as_long_as_the_app_accepts_passes_the_proxy(setup):
     text = quote("犬が歩く" * 2000)[: link.MAX_QUERY_CHARS - 20]
     status, _, _ = asyncio.run(lc.http_get(rl.HOST, setup.proxy_port, f"/qkv?qkv=2&t={text}"))
     assert status == 200
+    path = f"/qkv?qkv=2&t={quote('犬が歩く' * 800)}"
+    assert len(path) >= 20 * 1024
+    assert _request(setup.proxy_port, "GET", path)[0] == 200
+    assert _request(setup.proxy_port, "GET", "/qkv?t=" + "a" * 70_000)[0] == 414
+
+
+# ---- hardening (issue 20) on real responses -----------------------------------------------------------------------
+def _no_replica_named(headers: dict[str, list[str]], setup) -> None:
+    assert "x-upstream" not in headers
+    text = "\n".join(f"{k}: {v}" for k, vs in headers.items() for v in vs)
+    for port in setup.replica_ports:
+        assert f":{port}" not in text, text
+
+
+def _framing_same_origin_only(headers: dict[str, list[str]]) -> None:
+    assert headers.get("x-frame-options") == ["SAMEORIGIN"]
+    assert headers.get("content-security-policy") == ["frame-ancestors 'self'"]
+
+
+def test_no_response_names_its_replica_and_every_one_allows_framing_by_this_origin_only(setup):
+    _, cookie = _route()
+    port = setup.proxy_port
+    seen = {}
+    for path in ("/", "/qkv", "/_stcore/health", "/_stcore/host-config",
+                 f"/_stcore/bidi-components/{CHART_COMPONENT}/plot.js", "/_stcore/metrics"):
+        status, headers = _request(port, "GET", path, cookie=cookie)
+        seen[path] = status
+        _no_replica_named(headers, setup)
+        _framing_same_origin_only(headers)
+    assert seen["/_stcore/metrics"] == 404 and all(seen[p] == 200 for p in ("/", "/qkv", "/_stcore/health"))
+    status, headers = _request(port, "POST", "/", b"x" * (2 << 20), cookie=cookie)
+    assert status == 413
+    _no_replica_named(headers, setup)
+    _framing_same_origin_only(headers)
+
+    async def upgrade():  # the websocket's 101
+        s = lc.Session(port, rl.HOST)
+        await s.open()
+        headers = {k.lower(): s.ws.response.headers.get_all(k) for k in set(s.ws.response.headers.keys())}
+        await s.close()
+        return headers
+
+    headers = asyncio.run(upgrade())
+    _no_replica_named(headers, setup)
+    _framing_same_origin_only(headers)
+
+
+def test_metrics_are_404_through_nginx_but_the_other_stcore_routes_pass(setup):
+    key, cookie = _route()
+    for method, path in [("GET", "/_stcore/metrics"), ("GET", "/_stcore/metrics/"), ("GET", "/_stcore//metrics"),
+                         ("GET", "/_stcore/%6detrics"), ("GET", "/_stcore/metrics?families=session_events"),
+                         ("OPTIONS", "/_stcore/metrics")]:
+        assert _request(setup.proxy_port, method, path, cookie=cookie)[0] == 404, (method, path)
+    for path in ("/_stcore/health", "/_stcore/host-config"):
+        assert _request(setup.proxy_port, "GET", path, cookie=cookie)[0] == 200
+    # (the websocket, /_stcore/stream, passes in every session of the class and the reconnect test)
+    lines = _logged(setup, key, 8)
+    assert [line.upstream for line in lines if "etrics" in line.path] == [""] * 6  # no replica was asked
+    assert all(line.upstream in setup.upstream_names() for line in lines if "etrics" not in line.path)
+    for port in setup.replica_ports:  # the operator's scrape, on each replica's own (loopback) address
+        status, _, body = asyncio.run(lc.http_get(rl.HOST, port, "/_stcore/metrics"))
+        assert status == 200 and b"session_events_total" in body
+
+
+def test_a_request_body_over_1_mb_is_refused_before_any_replica(setup):
+    key, cookie = _route()
+    big = b"x" * (2 << 20)
+    assert _request(setup.proxy_port, "POST", "/", big, cookie=cookie)[0] == 413
+    assert _request(setup.proxy_port, "POST", "/", big, cookie=cookie, chunked=True)[0] == 413
+    assert _request(setup.proxy_port, "PUT", "/_stcore/upload_file/s/f", big, cookie=cookie)[0] == 413
+    # a small body still reaches the app (which has no POST route: 405)
+    assert _request(setup.proxy_port, "POST", "/", b"x" * 100_000, cookie=cookie)[0] == 405
+    lines = _logged(setup, key, 4)
+    assert [(line.status, bool(line.upstream)) for line in lines] == [(413, False)] * 3 + [(405, True)]

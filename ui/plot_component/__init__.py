@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 import re
 import threading
 from collections import OrderedDict
@@ -56,6 +57,29 @@ _mount = None  # the component's mount callable, made on the first call inside a
 _TAGS = re.compile(r"<[^>]*>")
 
 
+ASSET_LOGGER = "streamlit.web.server.starlette.starlette_routes"  # serves /_stcore/bidi-components/<name>/<file>
+
+
+class MissingAssetOneLine(logging.Filter):
+    """A request for a file the component does not have is answered 404, and Streamlit logs it with the whole
+    FileNotFoundError traceback (17 lines for one mistyped URL); this keeps the record as one line: its message and
+    the error. Any other error keeps its traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, FileNotFoundError) and str(record.msg).startswith("Error reading bidi component asset"):
+            record.msg, record.args = f"{record.getMessage()} (404: {exc.strerror})", None
+            record.exc_info = record.exc_text = None
+        return True
+
+
+def quiet_missing_assets() -> None:
+    """Install MissingAssetOneLine on Streamlit's component-route logger, once per process."""
+    logger = logging.getLogger(ASSET_LOGGER)
+    if not any(isinstance(f, MissingAssetOneLine) for f in logger.filters):
+        logger.addFilter(MissingAssetOneLine())
+
+
 def _ensure_registered():
     """The mount callable, with both asset folders registered on the active runtime's component manager."""
     global _mount
@@ -65,6 +89,7 @@ def _ensure_registered():
     manager = Runtime.instance().bidi_component_registry
     with _lock:
         if manager.get_component_asset_root(NAME) is None:
+            quiet_missing_assets()
             manager.register_from_manifest(
                 ComponentManifest(PROJECT, "1", [ComponentConfig("plot", "assets")]), HERE)
         if _mount is None:
