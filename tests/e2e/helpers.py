@@ -62,6 +62,9 @@ def wait_for_app(page, timeout_ms: float = 30_000) -> None:
 
 def assert_no_exception(page) -> None:
     """Fail with the shown text if the app displays an exception box."""
+    dialogs = page.locator("[role='dialog']").filter(has_text="ForwardMsg")
+    if dialogs.count():  # Streamlit's "Connection error" over the page: the app is stuck until a reload
+        raise AssertionError(f"the app shows Streamlit's connection error:\n{dialogs.first.inner_text(timeout=5_000)}")
     boxes = page.locator(EXCEPTION_BOX)
     n = boxes.count()
     if n:

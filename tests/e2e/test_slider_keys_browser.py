@@ -104,6 +104,7 @@ def test_quick_presses_land_on_every_slider_and_the_numbers_follow(browser, page
             try:
                 at_rest(page)
             except PlaywrightTimeout:
+                assert_no_exception(page)  # an error box or Streamlit's connection error says more than a timeout
                 raise AssertionError(f"/{lesson} slider {k} ({label!r}): the app did not come to rest within 30 s of "
                                      f"{n} presses from {was} (the thumb showed {page.evaluate('window.__thumbSeen')})"
                                      ) from None
