@@ -9,6 +9,7 @@ that changes the message or the logger makes it fail here rather than bring the 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 
 import pytest
@@ -55,7 +56,10 @@ def _get(app, path: str) -> int:
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
              "path": path, "raw_path": path.encode(), "root_path": "", "query_string": b"", "headers": [],
              "server": ("127.0.0.1", 8501), "client": ("127.0.0.1", 40000)}
-    asyncio.run(app(scope, receive, send))
+    # in a thread of its own: in a test process where Playwright's sync API already runs an event loop on this
+    # thread (pytest-xdist gives one process browser files and this one), asyncio.run() here is refused
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, app(scope, receive, send)).result()
     return next(m["status"] for m in sent if m["type"] == "http.response.start")
 
 
