@@ -14,6 +14,10 @@ PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3 2>/dev
 PORT   ?= 8501
 # Extra arguments for pytest, e.g. make test PYTEST_ARGS='-m "not e2e"'
 PYTEST_ARGS ?=
+# Test processes (pytest-xdist). Each file's tests run in one process (--dist loadfile), so a browser file keeps its
+# own app server and Chromium; 2 matches the 2-core CI machine (README, "Development"). WORKERS=0: one process.
+WORKERS ?= 2
+XDIST   := $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile)
 
 RUN_STAMP := $(VENV)/.stamp-requirements.txt
 DEV_STAMP := $(VENV)/.stamp-requirements-dev.txt
@@ -54,14 +58,14 @@ run: $(RUN_STAMP)
 
 # pytest exit codes: 0 ok, 1 failures, 5 no tests collected. 5 is a failure here, with a clear message.
 test: $(DEV_STAMP)
-	@rc=0; $(PY) -m pytest -q $(PYTEST_ARGS) || rc=$$?; \
+	@rc=0; $(PY) -m pytest -q $(XDIST) $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then \
 	  echo "ERROR: pytest collected no tests (exit code 5). Treating that as a failure: check testpaths and test file names." >&2; \
 	fi; \
 	exit $$rc
 
 test-fast: $(DEV_STAMP)
-	$(PY) -m pytest -q -m "not e2e" -p no:cacheprovider $(PYTEST_ARGS)
+	$(PY) -m pytest -q -m "not e2e" -p no:cacheprovider $(XDIST) $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
 	$(PY) -m ruff check .

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import json
 import os
 import random
@@ -73,6 +74,17 @@ FINISHED_OK = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RU
 
 
 # ---- the server process ------------------------------------------------------------------------------------------
+
+def run_sync(coro):
+    """asyncio.run(coro), or the same in a thread of its own when this thread already runs an event loop (a test
+    process where Playwright's sync API runs one: asyncio.run() is refused there)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
 def free_port(wanted: int | None, ports: range = PORTS) -> int:
     """`wanted` if it is free (any port 1024-65535), else the first free port of `ports` on 127.0.0.1."""
     for port in ([wanted] if wanted else ports):
@@ -177,7 +189,7 @@ def wait_healthy(proc: subprocess.Popen, host: str, port: int, log: str = "", li
             tail = Path(log).read_text(errors="replace")[-2000:] if log else ""
             raise RuntimeError(f"server on port {port} exited with {proc.returncode}:\n{tail}")
         try:
-            status, _, _ = asyncio.run(http_get(host, port, "/_stcore/health"))
+            status, _, _ = run_sync(http_get(host, port, "/_stcore/health"))
             if status == 200:
                 return
         except OSError:

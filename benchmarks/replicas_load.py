@@ -21,7 +21,6 @@ Issue 10's target on the 2-core machine: 120 sessions, p95 <= 1 s, 0 errors, eve
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import re
@@ -234,7 +233,7 @@ def replicas(n: int = 2, *, app_dir: Path = ROOT, nginx: str | None = None, keep
 def class_through(setup: Setup, sessions: int, seconds: float, seed: int, **kw) -> dict:
     """benchmarks/load_class.py's load test through nginx; its "replicas" summary from nginx's access log (each
     session's connections found by the route cookie it holds). kw: load_test's settle_s, after_s."""
-    r = asyncio.run(lc.load_test(setup.target(), sessions, seconds, seed, route_cookie=ROUTE_COOKIE, **kw))
+    r = lc.run_sync(lc.load_test(setup.target(), sessions, seconds, seed, route_cookie=ROUTE_COOKIE, **kw))
     r["replicas"] = lc.replica_summary(setup.replicas_of(r["route_keys"]))
     return r
 

@@ -20,7 +20,6 @@ skipped with a loud reason, except with CI=true, where it fails (the browser tes
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import secrets
@@ -97,7 +96,7 @@ def _upstreams_of(setup, cookie: str, n: int) -> list[str]:
             keys.append(given[0] if given else cookie.split("=", 1)[1])
         return keys
 
-    keys = list(dict.fromkeys(asyncio.run(go())))
+    keys = list(dict.fromkeys(lc.run_sync(go())))
     found = [up for ups in setup.replicas_of(keys, streams=0) for up in ups]
     assert len(found) == n  # one proxied log line per request
     return found
@@ -135,7 +134,7 @@ def _request(port: int, method: str, path: str, body: bytes = b"", *, cookie: st
 
 def _connects(port: int) -> int:
     """The replica's own count of websocket sessions opened (Streamlit's metrics, asked on the replica itself)."""
-    status, _, body = asyncio.run(lc.http_get(rl.HOST, port, "/_stcore/metrics"))
+    status, _, body = lc.run_sync(lc.http_get(rl.HOST, port, "/_stcore/metrics"))
     assert status == 200
     return int(re.search(r'session_events_total\{type="connect"\} (\d+)', body.decode())[1])
 
@@ -170,10 +169,10 @@ def test_the_route_cookie_decides_the_replica(setup):
     assert set(_upstreams_of(setup, "", 24)) == setup.upstream_names()
     for _ in range(4):
         assert len(set(_upstreams_of(setup, _route()[1], 6))) == 1
-    _, headers, _ = asyncio.run(lc.http_get(rl.HOST, setup.proxy_port, "/_stcore/health"))
+    _, headers, _ = lc.run_sync(lc.http_get(rl.HOST, setup.proxy_port, "/_stcore/health"))
     cookies = [c.split(";")[0].split("=")[0] for c in headers["set-cookie"]]
     assert sorted(cookies) == sorted([rl.ROUTE_COOKIE, "_streamlit_xsrf"])
-    _, headers, _ = asyncio.run(lc.http_get(rl.HOST, setup.proxy_port, "/_stcore/health", f"{rl.ROUTE_COOKIE}=a"))
+    _, headers, _ = lc.run_sync(lc.http_get(rl.HOST, setup.proxy_port, "/_stcore/health", f"{rl.ROUTE_COOKIE}=a"))
     assert not any(c.startswith(rl.ROUTE_COOKIE + "=") for c in headers.get("set-cookie", []))
 
 
@@ -227,7 +226,7 @@ def test_a_reconnect_through_nginx_resumes_its_session_and_another_replica_canno
         await s.close()
         return first, home, resumed, elsewhere, key
 
-    first, home, resumed, elsewhere, key = asyncio.run(go())
+    first, home, resumed, elsewhere, key = lc.run_sync(go())
     assert first and resumed == first
     # both visits through nginx (health, host-config, websocket each) on the replica that resumed the session
     assert setup.replicas_of([key], streams=2)[0] == [home] * 6
@@ -249,7 +248,7 @@ def test_a_link_as_long_as_the_app_accepts_passes_the_proxy(setup):
     from lessons import link
 
     text = quote("犬が歩く" * 2000)[: link.MAX_QUERY_CHARS - 20]
-    status, _, _ = asyncio.run(lc.http_get(rl.HOST, setup.proxy_port, f"/qkv?qkv=2&t={text}"))
+    status, _, _ = lc.run_sync(lc.http_get(rl.HOST, setup.proxy_port, f"/qkv?qkv=2&t={text}"))
     assert status == 200
     path = f"/qkv?qkv=2&t={quote('犬が歩く' * 800)}"
     assert len(path) >= 20 * 1024
@@ -293,7 +292,7 @@ def test_no_response_names_its_replica_and_every_one_allows_framing_by_this_orig
         await s.close()
         return headers
 
-    headers = asyncio.run(upgrade())
+    headers = lc.run_sync(upgrade())
     _no_replica_named(headers, setup)
     _framing_same_origin_only(headers)
 
@@ -311,7 +310,7 @@ def test_metrics_are_404_through_nginx_but_the_other_stcore_routes_pass(setup):
     assert [line.upstream for line in lines if "etrics" in line.path] == [""] * 6  # no replica was asked
     assert all(line.upstream in setup.upstream_names() for line in lines if "etrics" not in line.path)
     for port in setup.replica_ports:  # the operator's scrape, on each replica's own (loopback) address
-        status, _, body = asyncio.run(lc.http_get(rl.HOST, port, "/_stcore/metrics"))
+        status, _, body = lc.run_sync(lc.http_get(rl.HOST, port, "/_stcore/metrics"))
         assert status == 200 and b"session_events_total" in body
 
 
