@@ -6,8 +6,9 @@ they are combined with logical AND and applied once, as −∞ on the scaled sco
 is an exact 0 and a row with no key left is all 0 with a 0 output (cases K01, K02, K06 in shared/cases).
 
 The numbers: every token gets a seeded random embedding and one set of seeded random weights W_Q, W_K, W_V
-(d_model = d_k = d_v = 4), drawn exactly as the Q·K·V lesson draws them for its own sentence (lessons.qkv, preset
-"custom"), so the same token with the same seed has the same vector in both lessons.
+(d_model = d_k = d_v = 4), drawn by lessons/seeded.py, the one place every lesson draws from: the numbers the Q·K·V
+lesson shows for its own sentence (preset "custom"), so the same token with the same seed has the same vector in
+both lessons. An edited custom mask is carried into a new batch length by :func:`lessons.seeded.refit`.
 
 Letters: n tokens of sentence 1 (the causal and generation sections), L the batch length (both sentences padded with
 PAD to it, the padding and custom-mask sections).
@@ -22,7 +23,7 @@ import numpy as np
 from attention_core import AttentionSteps, causal_mask, padding_mask, project_qkv, scaled_dot_product_attention
 from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
-from . import link, qkv, ranges
+from . import link, qkv, ranges, seeded
 from .base import Lesson, Transition
 from .cells import Refusal
 from .link import Notice
@@ -40,7 +41,8 @@ DEFAULT_TEXT2 = "犬 が 走る"
 MAX_EXTRA_PAD = 4
 SEED_MAX = qkv.SEED_MAX
 D_K = qkv.PRESETS["custom"].d_k
-"""d_k of the lesson's Q and K (= d_model = d_v = 4)."""
+"""d_k of the lesson's Q and K (= d_model = d_v = 4, the sizes of the Q·K·V lesson's own sentence)."""
+assert qkv.PRESETS["custom"].d_model == D_K == qkv.PRESETS["custom"].d_v
 CUSTOM_STARTS = ("none", "causal", "padding", "blocked")
 """Where the custom mask can start from: nothing hidden, causal, padding of the chosen sentence, everything hidden."""
 
@@ -108,8 +110,8 @@ def pads_cut(state: MasksState) -> int:
 def projections(toks, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Q, K, V (n, 4) each for these tokens: X·W_Q, X·W_K, X·W_V with the Q·K·V lesson's seeded numbers for its
     own sentence (preset "custom"); the tokens are taken as they are (never split again)."""
-    m = qkv.seeded_matrices(tuple(toks), seed)
-    return project_qkv(m["X"], m["W_Q"], m["W_K"], m["W_V"])
+    X = seeded.token_rows(tuple(toks), seed, D_K)
+    return project_qkv(X, *(seeded.weight(seed, name, D_K, D_K) for name in ("W_Q", "W_K", "W_V")))
 
 
 def _attend(toks, seed: int, mask) -> AttentionSteps | None:
@@ -179,14 +181,12 @@ def custom_steps(state: MasksState) -> AttentionSteps | None:
 
 # ---- transitions ----------------------------------------------------------------------------------------------
 def _fit_custom(old: MasksState, new: MasksState) -> MasksState:
-    """After the batch length changed: the edited custom mask keeps the cells that still exist; new cells come
-    from the combined mask of the new state."""
+    """After the batch length changed: the edited custom mask keeps the cells that still exist (by position: the
+    top-left overlap of the old and the new L × L, whatever the tokens there now are); new cells come from the
+    combined mask of the new state (:func:`lessons.seeded.refit`)."""
     if old.custom is None:
         return new
-    fresh = batch_masks(new)[2].copy()
-    k = min(fresh.shape[0], old.custom.shape[0])
-    fresh[:k, :k] = old.custom[:k, :k]
-    return replace(new, custom=fresh)
+    return replace(new, custom=seeded.refit(old.custom, batch_masks(new)[2]))
 
 
 def _clamped_step(state: MasksState) -> MasksState:

@@ -2,13 +2,13 @@
 transitions and its link.
 
 Every function here is pure: it takes a :class:`QKVState` and returns a new one. Matrices are float64.
-Random matrices come from ``np.random.default_rng`` seeded by (seed, matrix name[, token]), always drawn at the
-largest size and sliced, so growing or shrinking a size keeps every number that still fits and a token keeps its
-embedding row wherever it stands in the sentence.
+Random matrices come from lessons/seeded.py (the one place every lesson draws from): seeded by (seed, matrix
+name[, token]), always drawn at the largest size and sliced, so growing or shrinking a size keeps every number that
+still fits and a token keeps its embedding row wherever it stands in the sentence. A new sentence or size carries the
+edits over with :func:`lessons.seeded.refit` (see :func:`with_text`, :func:`with_sizes`).
 """
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -17,7 +17,7 @@ import numpy as np
 from attention_core import AttentionSteps, causal_mask, project_qkv, scaled_dot_product_attention
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
-from . import link, ranges
+from . import link, ranges, seeded
 from .base import Lesson, Transition
 from .cells import CELL_LIMIT, Refusal, check_cell
 from .link import Notice
@@ -31,7 +31,8 @@ __all__ = [
 
 DIM_MIN, DIM_MAX = 1, 16
 SEED_MAX = 9999
-X_SCALE, W_SCALE = 1.0, 0.5  # standard deviations of random token vectors and weight entries
+X_SCALE, W_SCALE = seeded.X_SCALE, seeded.W_SCALE  # standard deviations of random token vectors and weight entries
+assert DIM_MAX <= seeded.MAX_SIZE
 
 ROW_MATRICES = ("X", "Q", "K", "V")  # one row per token (Q, K, V only in direct mode)
 XW_MATRICES = ("X", "W_Q", "W_K", "W_V")
@@ -154,56 +155,31 @@ def active_matrices(mode: str) -> tuple[str, ...]:
     return XW_MATRICES if mode == "xw" else DIRECT_MATRICES
 
 
-def _crc(s: str) -> int:
-    return zlib.crc32(s.encode("utf-8"))
-
-
-@lru_cache(maxsize=1024)
-def _random_row(seed: int, name: str, token: str) -> np.ndarray:
-    rng = np.random.default_rng([seed, _crc(name), _crc(token)])
-    row = np.round(rng.normal(0.0, X_SCALE, DIM_MAX), 1) + 0.0  # + 0.0 turns -0.0 into 0.0
-    row.setflags(write=False)
-    return row
-
-
-@lru_cache(maxsize=256)
-def _random_weight(seed: int, name: str) -> np.ndarray:
-    rng = np.random.default_rng([seed, _crc(name)])
-    w = np.round(rng.normal(0.0, W_SCALE, (DIM_MAX, DIM_MAX)), 1) + 0.0
-    w.setflags(write=False)
-    return w
-
-
-def _overlay(base: np.ndarray, values) -> np.ndarray:
-    """Copy of base with the top-left part replaced by ``values`` where it fits."""
-    out = base.copy()
-    v = np.asarray(values, dtype=np.float64)
-    if v.ndim == 1:
-        k = min(out.shape[-1], v.shape[0])
-        out[..., :k] = v[:k]
-    else:
-        r, c = min(out.shape[0], v.shape[0]), min(out.shape[1], v.shape[1])
-        out[:r, :c] = v[:r, :c]
-    return out
-
-
 def baseline_row(preset: Preset, seed: int, name: str, token: str, width: int) -> np.ndarray:
-    """The row a token gets before any edit: the preset's numbers where it has them, else the seed's."""
-    row = _random_row(seed, name, token)[:width]
+    """The row a token gets before any edit, shape (width,): the preset's numbers where it has them (its first
+    columns), else the seed's (:func:`lessons.seeded.token_row`)."""
+    row = seeded.token_row(seed, name, token, width)
     given = preset.rows.get(name, {}).get(token)
-    return _overlay(row, given) if given is not None else row.copy()
+    return seeded.refit(np.asarray(given, dtype=np.float64), row) if given is not None else row
+
+
+def _baseline_weight(preset: Preset, seed: int, name: str, rows: int, cols: int) -> np.ndarray:
+    """W_Q, W_K or W_V before any edit, shape (rows, cols): the preset's numbers in its top-left part, the seed's
+    (:func:`lessons.seeded.weight`) elsewhere."""
+    base = seeded.weight(seed, name, rows, cols)
+    given = preset.weights.get(name)
+    return seeded.refit(np.asarray(given, dtype=np.float64), base) if given is not None else base
 
 
 def seeded_matrices(tokens, seed: int, preset_key: str = "custom") -> dict[str, np.ndarray]:
     """X (n, d_model) and W_Q, W_K, W_V of a preset's sizes for these tokens, as the lesson draws them (a token's
-    row depends on the token and the seed only), without re-splitting the tokens into words."""
+    row depends on the token and the seed only), without re-splitting the tokens into words. For the "custom" preset
+    these are plain :mod:`lessons.seeded` draws (what lessons.masks uses directly)."""
     p = PRESETS[preset_key]
     X = np.array([baseline_row(p, seed, "X", tok, p.d_model) for tok in tokens]).reshape(len(tokens), p.d_model)
     out = {"X": X}
     for name, cols in (("W_Q", p.d_k), ("W_K", p.d_k), ("W_V", p.d_v)):
-        base = _random_weight(seed, name)[:p.d_model, :cols]
-        given = p.weights.get(name)
-        out[name] = _overlay(base, given) if given is not None else base.copy()
+        out[name] = _baseline_weight(p, seed, name, p.d_model, cols)
     return out
 
 
@@ -266,9 +242,7 @@ def baseline_matrix(state: QKVState, name: str) -> np.ndarray:
         X = baseline_matrix(state, "X")
         W = baseline_matrix(state, {"Q": "W_Q", "K": "W_K", "V": "W_V"}[name])
         return X @ W
-    base = _random_weight(state.seed, name)[:rows, :cols]
-    given = preset.weights.get(name)
-    return _overlay(base, given) if given is not None else base.copy()
+    return _baseline_weight(preset, state.seed, name, rows, cols)
 
 
 def _fresh(preset_key: str, text: str, d_model: int, d_k: int, d_v: int, seed: int, mode: str, query: int):
@@ -292,29 +266,15 @@ def with_preset(state: QKVState, preset_key: str) -> QKVState:
 
 
 def _resized(state: QKVState, new: QKVState) -> QKVState:
-    """Matrices of ``state`` carried into ``new`` (other tokens and/or sizes): weight matrices keep the top-left
-    part that fits; row matrices keep a token's row (matched by token text, in order), cut or filled to width;
+    """Matrices of ``state`` carried into ``new`` (other tokens and/or sizes) by :func:`lessons.seeded.refit` onto
+    the baseline of ``new``: weight matrices keep the top-left part that fits; row matrices keep a token's row
+    (matched by token text, the k-th copy of a token to its k-th copy), its first columns that still fit;
     everything else comes from the baseline of ``new``."""
-    old_rows: dict[str, dict[str, list[np.ndarray]]] = {}
-    for name in ROW_MATRICES:
-        by_tok: dict[str, list[np.ndarray]] = {}
-        for tok, row in zip(state.tokens, state.mats[name]):
-            by_tok.setdefault(tok, []).append(row)
-        old_rows[name] = by_tok
+    old_toks, new_toks = state.tokens, new.tokens
     mats = {}
     for name in XW_MATRICES + DIRECT_MATRICES:
-        base = baseline_matrix(new, name)
-        if name in ROW_MATRICES:
-            used: dict[str, int] = {}
-            for i, tok in enumerate(new.tokens):
-                rows = old_rows[name].get(tok, [])
-                k = used.get(tok, 0)
-                if k < len(rows):
-                    base[i] = _overlay(base[i], rows[k])
-                used[tok] = k + 1
-        else:
-            base = _overlay(base, state.mats[name])
-        mats[name] = base
+        keys = dict(old_rows=old_toks, new_rows=new_toks) if name in ROW_MATRICES else {}
+        mats[name] = seeded.refit(state.mats[name], baseline_matrix(new, name), **keys)
     return replace(new, mats=mats)
 
 
