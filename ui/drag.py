@@ -43,20 +43,41 @@ RELAYED = "_drag_relayed"
 # st-key-* classes, v: the thumb's value (select_slider: the option's index), f: the value when the pointer went down,
 # s: a sequence number, d: 1 for the closing message}.
 DRAG_JS = """
-export default function ({ setTriggerValue }) {
+export default function ({ parentElement, setTriggerValue, data }) {
   const R = window.__attentionLabDrag || (window.__attentionLabDrag = install());
-  R.send = setTriggerValue;
+  R.senders.set(parentElement, setTriggerValue);
+  // the server drew this relay in a run that had applied value number data.s: the run for the value in flight
+  // has begun, so the next "at rest" is its end
+  const d = R.drag;
+  if (d && d.inflight && data && data.s >= d.seqSent) d.acked = true;
+  return () => { if (R.senders.get(parentElement) === setTriggerValue) R.senders.delete(parentElement); };
 }
+const LIVE = '[class*="st-key-al-live-"]';  // a live fragment's container (ui.runtime.Page.live)
 function install() {
-  const R = { send: null, drag: null, seq: 0 };
+  const R = { senders: new Map(), drag: null, seq: 0 };
+  // The relay that reruns what the slider's own move reruns: the one in the slider's innermost live fragment, or,
+  // for a slider outside any, the frame's (a whole-app rerun).
+  function senderFor(slider) {
+    const scope = slider.closest(LIVE);
+    let frame = null;
+    for (const [host, send] of R.senders) {
+      if (!host.isConnected) { R.senders.delete(host); continue; }
+      const own = host.closest(LIVE);
+      if (scope && own === scope) return send;
+      if (!own) frame = send;
+    }
+    return frame;
+  }
   const state = () => {
     const app = document.querySelector('[data-testid="stApp"]');
     return app ? app.getAttribute("data-test-script-state") : "notRunning";
   };
   function post(d, value, done) {
-    if (!R.send) return;
+    if (!d.send) return;
     R.seq += 1;
-    R.send("drag", { k: d.keys, v: Number(value), f: Number(d.from), s: R.seq, d: done ? 1 : 0 });
+    d.seqSent = R.seq;
+    d.acked = false;
+    d.send("drag", { k: d.keys, v: Number(value), f: Number(d.from), s: R.seq, d: done ? 1 : 0 });
   }
   function frame() {
     const d = R.drag;
@@ -64,7 +85,7 @@ function install() {
     const now = performance.now(), st = state();
     if (d.inflight) {  // the run it caused: seen starting, then at rest (or 1 s without a sign of it)
       if (st !== "notRunning") d.seenRun = true;
-      else if (d.seenRun || now - d.sentAt > 1000) d.inflight = false;
+      else if (d.seenRun || d.acked || now - d.sentAt > 1000) d.inflight = false;
     }
     const value = d.input.value;
     if (!d.inflight && st === "notRunning" && value !== d.last) {
@@ -81,7 +102,8 @@ function install() {
     const keys = [...box.classList].filter((c) => c.startsWith("st-key-"));
     if (!keys.length) return;
     if (R.drag) cancelAnimationFrame(R.drag.raf);
-    R.drag = { input, keys, from: input.value, last: input.value, sent: false, inflight: false };
+    R.drag = { input, keys, from: input.value, last: input.value, sent: false, inflight: false,
+               send: senderFor(slider), seqSent: 0, acked: false };
     R.drag.raf = requestAnimationFrame(frame);
   }, true);
   const end = () => {
@@ -184,13 +206,15 @@ def slider(factory: Callable, label: str, *, key: str, value, on_change: Callabl
     return factory(label, key=key, value=value, on_change=changed, **kwargs)
 
 
-def _on_drag() -> None:
+def _on_drag(relay_key: str) -> None:
     """A value from the relay: during the drag, applied through its slider's ``relay`` while the slider's own value is
     still the one the drag began from (one that arrives after the slider sent its release is stale and dropped); the
     closing value (``d``) is applied and made the widget's value."""
-    msg = (st.session_state.get(DRAG_KEY) or {}).get("drag")
+    msg = (st.session_state.get(relay_key) or {}).get("drag")
     if not isinstance(msg, dict) or not isinstance(msg.get("k"), list):
         return
+    if isinstance(msg.get("s"), int) and not isinstance(msg.get("s"), bool):
+        st.session_state[SEEN + relay_key] = msg["s"]  # drawn back to the browser: the run for it has begun
     sliders = st.session_state.get(SLIDERS, {})
     bound = next((sliders[c] for c in msg["k"] if isinstance(c, str) and c in sliders), None)
     if bound is None or bound.key not in st.session_state:
@@ -209,12 +233,20 @@ def _on_drag() -> None:
         bound.relay(value)
 
 
-# The relay's element takes no room: without this its (empty) element container added a 16 px gap to the sidebar.
-HIDE_CSS = "." + css_class(DRAG_KEY) + " { display: none; }"
+# A relay's element takes no room: without this its (empty) element container added a 16 px gap to the sidebar.
+# (Two lines: Streamlit takes a one-line string with "[" or "*" in it for a file path.)
+LIVE_PREFIX = "al-drag."  # the keys of the relays in live fragments
+SEEN = "_drag_seen:"  # + a relay's key: the sequence number of the last value it relayed (sent back as its data)
+HIDE_CSS = "." + css_class(DRAG_KEY) + ",\n" + '[class*="' + css_class(LIVE_PREFIX) + '"] { display: none; }'
 
 
-def mount() -> None:
-    """The relay's browser side (``DRAG_JS``), once in the frame: call it in every full run (app.py), anywhere; it
-    draws nothing."""
+def mount(scope: str | None = None) -> None:
+    """A relay (``DRAG_JS``; it draws nothing). ``scope`` None: the frame's, in every full run (app.py): a value it
+    relays reruns the whole app. Else the relay of the live fragment named ``scope`` (ui.runtime.Page.live), drawn
+    in that fragment's container: a value it relays reruns that fragment only, as the slider's own key press does.
+    Its data is the sequence number of the last value it relayed: the browser learns from it that the run for that
+    value has begun, so it sends the next one as soon as that run ends (issue 18)."""
+    key = DRAG_KEY if scope is None else LIVE_PREFIX + scope
     st.components.v2.component("attention_lab.drag", js=DRAG_JS, css=HIDE_CSS, isolate_styles=False)(
-        key=DRAG_KEY, on_drag_change=_on_drag, width="stretch", height="content")
+        key=key, data={"s": st.session_state.get(SEEN + key, 0)}, on_drag_change=lambda: _on_drag(key),
+        width="stretch", height="content")

@@ -29,6 +29,7 @@ from lessons import Lesson
 from lessons.cells import Refusal
 from lessons.link import owner as link_owner
 
+from . import drag
 from .i18n import DEFAULT_LANG, t
 from .widgets import show_notices
 
@@ -139,7 +140,12 @@ class Page:
 
 @st.fragment
 def _live_fragment(page: Page, body: Callable[[Page], None]) -> None:
-    guarded(page, lambda p: (p.publish(), body(p)), where=getattr(body, "__name__", "live"))
+    name = getattr(body, "__name__", "live")
+    # One container per live fragment (layout-neutral: its elements keep their gaps), holding the fragment's own
+    # drag relay, so a slider dragged inside it reruns this fragment only, as its key press does (ui/drag.py).
+    with st.container(key=f"al-live-{page.lesson.key}-{name}"):
+        drag.mount(f"{page.lesson.key}.{name}")
+        guarded(page, lambda p: (p.publish(), body(p)), where=name)
 
 
 def guarded(page: Page, body: Callable[[Page], None], *, where: str = "page") -> None:

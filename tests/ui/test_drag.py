@@ -19,7 +19,7 @@ def _script():
     from ui import drag
 
     if st.session_state.pop("_fire", False):
-        drag._on_drag()
+        drag._on_drag(drag.DRAG_KEY)
     st.session_state.setdefault("val", 2.0)
 
     def relay(v):

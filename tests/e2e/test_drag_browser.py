@@ -1,0 +1,95 @@
+"""A mouse drag on any slider of any lesson: the charts follow the thumb while it is held, the drag reruns what the
+slider's own key press reruns, and after the release the page equals a fresh load of its own link (issue 18).
+
+Every slider is found from the DOM of each page in ``lessons.REGISTRY`` (none named by hand). Each is dragged by a
+few steps and held: before the release, some chart of the page must already show other texts (cell numbers, titles,
+labels) than before the drag. Streamlit's slider sends its value only on release; the relays of ui/drag.py send the
+thumb's values during the drag, each through the relay of the slider's own live fragment (or the frame's, for a
+slider outside any): a slider inside a live fragment never makes the whole app rerun while it is dragged, which the
+sidebar shows: its elements are marked stale only by a whole-app run. (On the code before, whose one relay lived in
+the frame, a version of this test that asked the key press instead of the page's containers failed on /qkv's
+d_model: "its key press reruns a fragment only, its drag reran the whole app (7 sidebar elements marked stale)".)
+"""
+from __future__ import annotations
+
+import pytest
+
+import lessons
+
+from .helpers import SIDEBAR, assert_no_exception, assert_no_page_errors
+from .test_slider_keys_browser import PAGE_JS, SLIDERS, at_rest, numbers, slider_input
+
+HOLD_MS = 2500  # the pointer stays down this long after the last move: the relayed values must show by then
+STEPS = 4
+LIVE = "[class*='st-key-al-live-']"
+
+CHART_TEXTS = """() => [...document.querySelectorAll("[data-testid='stMain'] .js-plotly-plot")].map(
+    p => [...p.querySelectorAll('.main-svg text')].map(t => t.textContent).sort().join('|'))"""
+# Streamlit marks the elements of the part that reruns as stale at the start of the run (data-stale="true"): the
+# sidebar's only in a whole-app run. Counted from the moment of the mark.
+WATCH_FRAME = f"""() => {{ window.__alFull = 0; if (window.__alFullObs) window.__alFullObs.disconnect();
+  const obs = window.__alFullObs = new MutationObserver((ms) => {{
+    for (const m of ms) if (m.target.getAttribute('data-stale') === 'true') window.__alFull += 1; }});
+  obs.observe(document.querySelector("{SIDEBAR}"),
+              {{subtree: true, attributes: true, attributeFilter: ['data-stale']}});
+}}"""
+
+
+def drag(page, k: int) -> tuple[float, float]:
+    """Drag slider k by STEPS steps towards its farther end and hold; returns (value before, thumb's value held)."""
+    inp = slider_input(page, k)
+    inp.scroll_into_view_if_needed()
+    lo, hi, step, v0 = numbers(inp)
+    sign = 1 if hi - v0 >= v0 - lo else -1
+    n = min(STEPS, round(((hi - v0) if sign > 0 else (v0 - lo)) / step))
+    knob = inp.locator("xpath=../..").bounding_box()  # the thumb (input → its hidden wrapper → the thumb)
+    track = inp.locator("xpath=../../..").bounding_box()
+    x0, y0 = knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2
+    dx = sign * (n + 0.3) * step / (hi - lo) * track["width"]
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move(x0 + dx, y0, steps=8)
+    page.wait_for_timeout(HOLD_MS)
+    return v0, numbers(slider_input(page, k))[3]
+
+
+@pytest.mark.parametrize("lesson", [x.key for x in lessons.REGISTRY])
+def test_a_drag_moves_the_numbers_before_the_release_on_every_slider(browser, page, page_errors, app_server, lesson):
+    page.goto(f"{app_server}/{lesson}")
+    page.wait_for_selector(SLIDERS, timeout=60_000)
+    at_rest(page)
+    for k in range(page.locator(SLIDERS).count()):
+        box = page.locator(SLIDERS).nth(k)
+        label = box.locator("label").first.inner_text()
+        in_fragment = box.evaluate(f"(e) => !!e.closest(\"{LIVE}\")")  # a live fragment's (ui.runtime.Page.live)
+        before = page.evaluate(CHART_TEXTS)
+        page.evaluate(WATCH_FRAME)
+        v0, held = drag(page, k)
+        held_charts = page.evaluate(CHART_TEXTS)
+        full_runs = page.evaluate("() => window.__alFull")
+        page.mouse.up()
+        assert held != v0, f"/{lesson} slider {k} ({label!r}): the drag did not move the thumb from {v0}"
+        assert held_charts != before, (f"/{lesson} slider {k} ({label!r}): thumb held at {held} (from {v0}) for "
+                                       f"{HOLD_MS} ms, every chart still shows the numbers of {v0}")
+        if in_fragment:
+            assert full_runs == 0, (f"/{lesson} slider {k} ({label!r}) sits in a live fragment, yet its drag "
+                                    f"reran the whole app ({full_runs} sidebar elements marked stale)")
+        at_rest(page)
+        assert numbers(slider_input(page, k))[3] == held, f"/{lesson} slider {k}: the release moved the thumb"
+        assert_no_exception(page)
+
+    # after the drags the page is what its own link opens
+    dragged = page.evaluate(PAGE_JS)
+    ctx = browser.new_context(viewport=page.viewport_size)
+    try:
+        fresh = ctx.new_page()
+        fresh.goto(page.url)
+        fresh.wait_for_selector(SLIDERS, timeout=60_000)
+        at_rest(fresh)
+        again = fresh.evaluate(PAGE_JS)
+    finally:
+        ctx.close()
+    assert again["sliders"] == dragged["sliders"], f"/{lesson}: the link opens other slider values"
+    assert again["text"] == dragged["text"], f"/{lesson}: the page's text differs from a fresh load of its link"
+    assert again["charts"] == dragged["charts"], f"/{lesson}: a chart differs from a fresh load of its link"
+    assert_no_page_errors(page_errors)
