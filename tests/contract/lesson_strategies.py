@@ -26,7 +26,7 @@ def _decimal(f: link.Decimal):
 
 def _text(f: link.Text):
     chars = st.characters(blacklist_categories=("Cs", "Cc"))
-    s = st.text(chars, max_size=f.max_chars)
+    s = st.text(chars, max_size=f.max_chars).filter(lambda x: not link.unshowable(x))  # what Text refuses (U+2028…)
     return s.map(str.strip).filter(lambda x: len(x) <= f.max_chars) if f.strip else s
 
 
