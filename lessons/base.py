@@ -68,6 +68,12 @@ class Lesson:
             moved to the nearest cell and said, notice ``cell_clamped``).
         transitions: {name: :class:`Transition`}, every change the page's controls make (the cell picker's is
             added by the contract: :meth:`all_transitions`); the contract tests drive them in random sequences.
+        text_fields: the names (widget key after ``<key>.``) of the page's text fields, all of them: the
+            reliability suites type hostile texts into each (a lesson without one declares none and those suites
+            say so); tests/contract/test_pages.py checks the declaration against the page.
+        masked_rows_text: the text key the page shows when the lesson's masks leave a query row with no key
+            (formatted with ``n``, the number of such rows, and ``rows``); required when the link has a
+            :class:`~lessons.link.Mask` field (the contract tests check it), None otherwise.
     """
 
     key: str
@@ -83,6 +89,8 @@ class Lesson:
     color_ranges: Callable[[object], Mapping[str, float]] | None = None
     cell_matrices: Callable[[object], tuple[str, ...]] | None = None
     transitions: Mapping[str, Transition] | None = None
+    text_fields: tuple[str, ...] = ()
+    masked_rows_text: str | None = None
 
     def __post_init__(self):
         if not self.key.isascii() or not self.key.isidentifier() or self.key != self.key.lower():

@@ -359,6 +359,7 @@ TRANSITIONS = {
 
 LESSON = Lesson(key="masks", icon=":material/visibility_off:", default_state=MasksState, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,
-                with_matrices=with_matrices, color_ranges=color_ranges, transitions=TRANSITIONS)
+                with_matrices=with_matrices, color_ranges=color_ranges, transitions=TRANSITIONS,
+                text_fields=("text", "text2"), masked_rows_text="masks.out.empty_rows")
 
 assert len(tokens(DEFAULT_TEXT)) <= MAX_TOKENS

@@ -239,4 +239,5 @@ TRANSITIONS = {
 """What the page's controls do (lesson_pages/scaling.py): the contract tests drive these in random sequences."""
 
 LESSON = Lesson(key="scaling", icon=":material/tune:", default_state=default_state, link=LINK, to_link=to_link,
-                from_link=from_link, arrays=arrays, transitions=TRANSITIONS)
+                from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
+                text_fields=("query", *(f"title.{i}" for i in range(N_BOOKS))))

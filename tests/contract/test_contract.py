@@ -72,6 +72,12 @@ def test_declaration(lesson):
     for name, a in lesson.arrays(default).items():
         assert isinstance(a, np.ndarray) and a.dtype == np.float64, name
         assert not np.isnan(a).any() and not np.isposinf(a).any(), name  # −∞ only for masked scores
+    # what the registry-wide suites are told instead of guessing (Lesson.text_fields, Lesson.masked_rows_text)
+    assert isinstance(lesson.text_fields, tuple) and len(set(lesson.text_fields)) == len(lesson.text_fields)
+    has_mask = any(isinstance(f, link.Mask) for f in (*lesson.link.fields, *lesson.link.matrices))
+    assert bool(lesson.masked_rows_text) == has_mask, "masked_rows_text: declared exactly when the link has a Mask"
+    for lang in LANGS if lesson.masked_rows_text else ():
+        assert "{n}" in table(lang).get(lesson.masked_rows_text, ""), (lang, lesson.masked_rows_text)
 
 
 @LESSONS

@@ -138,3 +138,15 @@ def test_the_home_page_keeps_a_query_of_no_lesson(query):
     at.run()
     assert not at.exception
     assert at.title[0].value == table(query.get("lang", "ja"))["home.title"]
+
+
+@LESSONS
+def test_the_declared_text_fields_are_the_pages(lesson):
+    """Lesson.text_fields names every text field the page draws, and only those (the reliability suites type into
+    the declared ones, so a field left out would go untested)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.switch_page(lesson.page)
+    at.run()
+    assert not at.exception
+    drawn = sorted(str(w.key)[len(lesson.key) + 1:] for w in at.text_input if str(w.key).startswith(lesson.key + "."))
+    assert drawn == sorted(lesson.text_fields)

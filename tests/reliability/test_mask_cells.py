@@ -40,7 +40,8 @@ def test_rows_with_nothing_ticked_are_named_and_give_zero_weights(lesson, field,
     assert lesson.encode(got) == params  # the rest of the link read as given
     arrays = lesson.arrays(got)
     empty = (1 if blocked == "first_row" else r)
-    said = table("ja")["masks.out.empty_rows"].split("{")[0]  # "…クエリが " before the count
+    assert lesson.masked_rows_text, f"{lesson.key}: a Mask in its link, no masked_rows_text declared"
+    said = table("ja")[lesson.masked_rows_text].split("{")[0]  # the words before the count
     assert any(str(w.value).startswith(said + str(empty)) for w in at.warning), [w.value for w in at.warning]
     weights = [a for name, a in arrays.items() if name.endswith("weights") and a.shape == (r, c)]
     outputs = [a for name, a in arrays.items() if name.endswith("output") and a.shape[0] == r]
