@@ -45,7 +45,9 @@ def to_end(at, lesson, high: bool) -> int:
 @pytest.mark.parametrize("high", [False, True], ids=["lowest", "highest"])
 def test_every_bounded_widget_at_its_end_at_once(lesson, high):
     at = open_page(lesson)
-    assert to_end(at, lesson, high), f"{lesson.key}: no slider or switch found"
+    assert_clean(at, lesson)  # a page that failed to draw would have no widgets either
+    if not to_end(at, lesson, high):
+        pytest.skip(f"{lesson.key}: its page has no slider, select slider or switch")
     at.run()
     assert_clean(at, lesson)
     assert to_end(at, lesson, high)  # what the first move revealed (more tokens, more sizes) goes to its end too
