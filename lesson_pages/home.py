@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 import lessons
-from ui import draw, runtime
+from ui import charts, runtime, text
 from ui.i18n import t
 
 
@@ -18,8 +18,8 @@ def main() -> None:
         state = lessons.QKV.default_state()
         weights = lessons.QKV.arrays(state)["weights"]
         toks = list(state.tokens)
-        draw.show_heatmap("weights", weights, toks, toks, weights=True, key="home.fig.weights",
-                          caption=t("home.picture_caption"))
+        charts.show_heatmap("weights", weights, toks, toks, weights=True, key="home.fig.weights",
+                            caption=text.join_sentences([t("home.picture_caption"), t("num.row_sums")]))
     with c2:
         st.markdown(t("home.what"))
         st.page_link(first.page, label=t("home.start", title=t(f"lesson.{first.key}.title")),

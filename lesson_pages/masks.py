@@ -6,8 +6,7 @@ import streamlit as st
 
 from attention_core.tokens import MAX_TEXT_CHARS
 from lessons import masks as lesson
-from ui import bind, draw, runtime, widgets
-from ui import figures as F
+from ui import bind, charts, draw, escape, numbers, runtime, text, widgets
 from ui.i18n import t
 
 FLOW = [("weights", "flow.scores"), ("weights", "flow.scale"), ("mask", "masks.flow.mask"),
@@ -15,7 +14,7 @@ FLOW = [("weights", "flow.scores"), ("weights", "flow.scale"), ("mask", "masks.f
 
 
 def _token_list(toks) -> str:
-    return " / ".join(draw.md_escape(x) for x in toks)
+    return " / ".join(escape.markdown(x) for x in toks)
 
 
 # ---- ① the causal mask, as a step --------------------------------------------------------------------------------
@@ -30,7 +29,7 @@ def causal_section(page: runtime.Page) -> None:
     bind.number(page, c3.number_input, "seed", t("masks.ctl.seed"), value=state.seed, apply=bind.setter("seed", int),
                 lo=0, hi=lesson.SEED_MAX, help=t("masks.ctl.seed_help"))
     state = page.state
-    draw.token_notices(state.text)
+    widgets.token_notices(state.text)
     steps = lesson.causal_steps(state)
     if steps is None:
         st.info(t("qkv.no_tokens"), icon=":material/edit_note:")
@@ -39,25 +38,26 @@ def causal_section(page: runtime.Page) -> None:
     toks = list(lesson.tokens(state.text))
     allowed = np.isfinite(steps.scaled_scores)
     ranges = lesson.LESSON.ranges(state)
-    c1, c2, c3, c4 = draw.chart_columns(
-        draw.heatmap_need(steps.scores * steps.scale, toks, toks, zmax=ranges.get("scaled_scores")),
-        draw.mask_need(allowed, toks, toks, additive=True),
-        draw.heatmap_need(steps.scaled_scores, toks, toks, zmax=ranges.get("masked_scores")),
-        draw.heatmap_need(steps.weights, toks, toks, weights=True),
+    c1, c2, c3, c4 = charts.chart_columns(
+        charts.heatmap_need(steps.scores * steps.scale, toks, toks, zmax=ranges.get("scaled_scores")),
+        charts.mask_need(allowed, toks, toks, additive=True),
+        charts.heatmap_need(steps.scaled_scores, toks, toks, zmax=ranges.get("masked_scores")),
+        charts.heatmap_need(steps.weights, toks, toks, weights=True),
         max_cols=2)
     with c1:
-        draw.show_heatmap("scaled", steps.scores * steps.scale, toks, toks, key="masks.fig.scaled",
-                          caption=t("fig.scaled.caption", d_k=lesson.D_K, root=draw.num(np.sqrt(lesson.D_K))),
-                          zmax=ranges.get("scaled_scores"))
+        charts.show_heatmap("scaled", steps.scores * steps.scale, toks, toks, key="masks.fig.scaled",
+                            caption=t("fig.scaled.caption", d_k=lesson.D_K, root=numbers.num(np.sqrt(lesson.D_K))),
+                            zmax=ranges.get("scaled_scores"))
     with c2:
-        draw.show_mask("mask_add", allowed, toks, toks, additive=True, key="masks.fig.mask_add",
-                       caption=t("masks.out.mask_caption"))
+        charts.show_mask("mask_add", allowed, toks, toks, additive=True, key="masks.fig.mask_add",
+                         caption=t("masks.out.mask_caption"))
     with c3:
-        draw.show_heatmap("masked", steps.scaled_scores, toks, toks, key="masks.fig.masked",
-                          caption=t("masks.out.masked_caption"), zmax=ranges.get("masked_scores"))
+        charts.show_heatmap("masked", steps.scaled_scores, toks, toks, key="masks.fig.masked",
+                            caption=t("masks.out.masked_caption"), zmax=ranges.get("masked_scores"))
     with c4:
-        draw.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.weights",
-                          caption=t("fig.weights.caption"))
+        charts.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.weights",
+                            exact=numbers.softmax_exact(steps.scaled_scores),
+                            caption=text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
     st.info(t("masks.out.causal_on" if state.causal else "masks.out.causal_off"), icon=":material/visibility_off:")
 
 
@@ -82,16 +82,16 @@ def generation_section(page: runtime.Page) -> None:
     else:
         st.markdown(t("masks.out.visible_all", t=tt))
     labels = list(toks)
-    draw.show_heatmap("step_alone", alone[None, :], [labels[step]], labels[:tt], weights=True,
-                      key="masks.fig.step_alone", title_args={"t": tt, "token": F.escape(toks[step])})
-    draw.show_heatmap("step_full", full_row[None, :], [labels[step]], labels, weights=True,
-                      key="masks.fig.step_full", title_args={"t": tt})
+    charts.show_heatmap("step_alone", alone[None, :], [labels[step]], labels[:tt], weights=True,
+                        key="masks.fig.step_alone", title_args={"t": tt, "token": escape.chart(toks[step])})
+    charts.show_heatmap("step_full", full_row[None, :], [labels[step]], labels, weights=True,
+                        key="masks.fig.step_full", title_args={"t": tt})
     diff = float(np.max(np.abs(alone - full_row[:tt])))
     if diff < 1e-12 and not full_row[tt:].any():
-        # diff < 10⁻¹²: "0", or "<0.000001" (a decimal, never "1e-16"; ui.draw.prob)
-        st.success(t("masks.out.same", diff=draw.prob(diff, 6)), icon=":material/check_circle:")
+        # diff < 10⁻¹²: "0", or "<0.000001" (a decimal, never "1e-16"; ui.numbers.prob)
+        st.success(t("masks.out.same", diff=numbers.prob(diff, 6)), icon=":material/check_circle:")
     else:  # cannot happen (a test holds it); said in words rather than hidden
-        st.error(t("masks.out.differs", diff=draw.num(diff, 6)))
+        st.error(t("masks.out.differs", diff=numbers.num(diff, 6)))
 
 
 # ---- ③ padding in a batch ----------------------------------------------------------------------------------------
@@ -107,7 +107,7 @@ def padding_section(page: runtime.Page) -> None:
                  help=t("masks.ctl.extra_pad_help"))
     bind.field(page, c3.toggle, "padding", t("masks.ctl.padding"), convert=bool, help=t("masks.ctl.padding_help"))
     state = page.state
-    draw.token_notices(state.text2)
+    widgets.token_notices(state.text2)
     b = lesson.batch(state)
     if b.length == 0:
         return
@@ -115,32 +115,33 @@ def padding_section(page: runtime.Page) -> None:
         st.warning(t("masks.out.pads_cut", n=lesson.pads_cut(state), max=lesson.MAX_TOKENS),
                    icon=":material/content_cut:")
     st.markdown("**" + t("masks.out.batch", L=b.length) + "**")
-    draw.show_table(["", *[str(k + 1) for k in range(b.length)]],
+    text.show_table(["", *[str(k + 1) for k in range(b.length)]],
                     [[str(i + 1), *row] for i, row in enumerate(b.tokens)])
     bind.field(page, st.radio, "item", t("masks.ctl.item"), convert=int, options=[0, 1], horizontal=True,
                format_func=lambda i: t("masks.item.label", b=i + 1,
-                                       tokens=" ".join(draw.md_escape(x) for x in b.tokens[i])))
+                                       tokens=" ".join(escape.markdown(x) for x in b.tokens[i])))
     state = page.state
     toks = list(b.tokens[state.item])
     causal, pad, both = lesson.batch_masks(state)
-    cols = draw.chart_columns(*(draw.mask_need(m, toks, toks) for m in (causal, pad, both)), max_cols=3)
+    cols = charts.chart_columns(*(charts.mask_need(m, toks, toks) for m in (causal, pad, both)), max_cols=3)
     for col, name, m in zip(cols, ("causal", "padding", "combined"), (causal, pad, both)):
         with col:
-            draw.show_mask("mask_bool", m, toks, toks, key=f"masks.fig.bool_{name}",
-                           title=t(f"fig.mask_bool.{name}"))
+            charts.show_mask("mask_bool", m, toks, toks, key=f"masks.fig.bool_{name}",
+                             title=t(f"fig.mask_bool.{name}"))
     st.caption(t("fig.mask_bool.legend"))
     st.caption(t("masks.out.combine"))
     steps = lesson.batch_steps(state)
     dims = [str(k + 1) for k in range(steps.output.shape[1])]
-    c1, c2 = draw.chart_columns(draw.heatmap_need(steps.weights, toks, toks, weights=True),
-                                draw.heatmap_need(steps.output, toks, dims,
-                                                  zmax=lesson.LESSON.ranges(state).get("batch_output")))
+    c1, c2 = charts.chart_columns(charts.heatmap_need(steps.weights, toks, toks, weights=True),
+                                  charts.heatmap_need(steps.output, toks, dims,
+                                                    zmax=lesson.LESSON.ranges(state).get("batch_output")))
     with c1:
-        draw.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.batch_weights",
-                          caption=t("fig.weights.caption"))
+        charts.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.batch_weights",
+                            exact=numbers.softmax_exact(steps.scaled_scores),
+                            caption=text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
     with c2:
-        draw.show_heatmap("out", steps.output, toks, dims, role="out", key="masks.fig.batch_out",
-                          zmax=lesson.LESSON.ranges(state).get("batch_output"))
+        charts.show_heatmap("out", steps.output, toks, dims, role="out", key="masks.fig.batch_out",
+                            zmax=lesson.LESSON.ranges(state).get("batch_output"))
     pads = np.flatnonzero(b.is_pad[state.item])
     if not pads.size:
         st.info(t("masks.out.no_pad"), icon=":material/info:")
@@ -170,22 +171,24 @@ def custom_section(page: runtime.Page) -> None:
     steps = lesson.custom_steps(page.state)
     empty = np.flatnonzero(steps.fully_masked)
     if empty.size:
-        rows = t("masks.out.row_sep").join(t("masks.out.row_item", i=i + 1, token=draw.md_escape(toks[i]))
+        rows = t("masks.out.row_sep").join(t("masks.out.row_item", i=i + 1, token=escape.markdown(toks[i]))
                                             for i in empty)
         st.warning(t("masks.out.empty_rows", n=empty.size, rows=rows), icon=":material/block:")
     if not empty.size:
         st.success(t("masks.out.all_rows_ok"), icon=":material/check_circle:")
     dims = [str(k + 1) for k in range(steps.output.shape[1])]
-    c1, c2 = draw.chart_columns(draw.heatmap_need(steps.weights, toks, toks, weights=True),
-                                draw.heatmap_need(steps.output, toks, dims,
-                                                  zmax=lesson.LESSON.ranges(page.state).get("custom_output")))
+    c1, c2 = charts.chart_columns(charts.heatmap_need(steps.weights, toks, toks, weights=True),
+                                  charts.heatmap_need(steps.output, toks, dims,
+                                                    zmax=lesson.LESSON.ranges(page.state).get("custom_output")))
     with c1:
-        draw.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.custom_weights",
-                          caption=t("masks.out.weights_caption_empty" if empty.size else "fig.weights.caption"))
+        charts.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.custom_weights",
+                            exact=numbers.softmax_exact(steps.scaled_scores),
+                            caption=t("masks.out.weights_caption_empty") if empty.size
+                            else text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
     with c2:
-        draw.show_heatmap("out", steps.output, toks, dims, role="out", key="masks.fig.custom_out",
-                          highlight_row=int(empty[0]) if empty.size else None,
-                          zmax=lesson.LESSON.ranges(page.state).get("custom_output"))
+        charts.show_heatmap("out", steps.output, toks, dims, role="out", key="masks.fig.custom_out",
+                            highlight_row=int(empty[0]) if empty.size else None,
+                            zmax=lesson.LESSON.ranges(page.state).get("custom_output"))
 
 
 def _start(page: runtime.Page) -> None:

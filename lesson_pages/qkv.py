@@ -6,7 +6,7 @@ import streamlit as st
 
 from attention_core.tokens import MAX_TEXT_CHARS
 from lessons import qkv as lesson
-from ui import bind, draw, runtime, slots, widgets
+from ui import bind, charts, draw, escape, numbers, runtime, slots, text, widgets
 from ui import figures as F
 from ui.i18n import t
 
@@ -59,7 +59,7 @@ def size_sliders(page: runtime.Page) -> None:
 
 # ---- sections ----------------------------------------------------------------------------------------------------
 def _labels(state: lesson.QKVState) -> dict[str, tuple[list[str], list[str]]]:
-    return {n: draw.matrix_labels(n, state.tokens, *state.mats[n].shape) for n in lesson.active_matrices(state.mode)}
+    return {n: charts.matrix_labels(n, state.tokens, *state.mats[n].shape) for n in lesson.active_matrices(state.mode)}
 
 
 def inputs_head(page: runtime.Page) -> None:
@@ -79,12 +79,12 @@ def inputs_section(page: runtime.Page) -> None:
     widgets.cell_slider(CELL, state.mats[name], name, i, j,
                         lambda *cell: page.apply(lesson.with_cell, *cell, place=LIVE))
     ranges = lesson.LESSON.ranges(state)
-    cols = draw.chart_columns(*(draw.heatmap_need(state.mats[n], *labels[n], zmax=ranges.get(n)) for n in names),
-                              max_cols=2)
+    cols = charts.chart_columns(*(charts.heatmap_need(state.mats[n], *labels[n], zmax=ranges.get(n)) for n in names),
+                                max_cols=2)
     for k, n in enumerate(names):
         with cols[k]:
             role = n if n in ("X", "Q", "K", "V") else "W"
-            draw.show_heatmap(n, state.mats[n], *labels[n], role=role, key=f"qkv.fig.{n}", zmax=ranges.get(n))
+            charts.show_heatmap(n, state.mats[n], *labels[n], role=role, key=f"qkv.fig.{n}", zmax=ranges.get(n))
     grids = st.expander(t("qkv.edit_grids"), icon=":material/edit:", key="qkv.grids", on_change="rerun")
     if grids.open:  # built only while open, and only the chosen tab's grid: a grid costs more than all heatmaps
         with grids:
@@ -106,13 +106,13 @@ def qkv_section(state: lesson.QKVState, res: lesson.QKVResult) -> None:
     st.caption(t("qkv.sec.qkv_help"))
     ranges = lesson.LESSON.ranges(state)
     mats = (("Q", res.Q), ("K", res.K), ("V", res.V))
-    cols = draw.chart_columns(*(draw.heatmap_need(M, *draw.matrix_labels(n, state.tokens, *M.shape), zmax=ranges.get(n))
-                                for n, M in mats), max_cols=3)
+    cols = charts.chart_columns(*(charts.heatmap_need(M, *charts.matrix_labels(n, state.tokens, *M.shape),
+                                                      zmax=ranges.get(n)) for n, M in mats), max_cols=3)
     for k, (n, M) in enumerate(mats):
         with cols[k]:
-            draw.show_heatmap(n + "_out", M, *draw.matrix_labels(n, state.tokens, *M.shape), role=n,
-                              key=f"qkv.fig.{n}_out", highlight_row=state.query if n == "Q" else None,
-                              zmax=ranges.get(n))
+            charts.show_heatmap(n + "_out", M, *charts.matrix_labels(n, state.tokens, *M.shape), role=n,
+                                key=f"qkv.fig.{n}_out", highlight_row=state.query if n == "Q" else None,
+                                zmax=ranges.get(n))
 
 
 def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVResult) -> None:
@@ -123,51 +123,52 @@ def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRe
 
     def scores() -> None:
         st.subheader(t("qkv.sec.scores"))
-        c1, c2 = draw.chart_columns(draw.heatmap_need(s.scores, toks, toks, zmax=ranges.get("scores")),
-                                    draw.heatmap_need(s.scores * s.scale, toks, toks,
-                                                      zmax=ranges.get("scaled_scores")))
+        c1, c2 = charts.chart_columns(charts.heatmap_need(s.scores, toks, toks, zmax=ranges.get("scores")),
+                                      charts.heatmap_need(s.scores * s.scale, toks, toks,
+                                                        zmax=ranges.get("scaled_scores")))
         with c1:
-            draw.show_heatmap("scores", s.scores, toks, toks, key="qkv.fig.scores", highlight_row=state.query,
-                              caption=t("fig.scores.caption"), zmax=ranges.get("scores"))
+            charts.show_heatmap("scores", s.scores, toks, toks, key="qkv.fig.scores", highlight_row=state.query,
+                                caption=t("fig.scores.caption"), zmax=ranges.get("scores"))
         with c2:
-            draw.show_heatmap("scaled", s.scores * s.scale, toks, toks, key="qkv.fig.scaled",
-                              highlight_row=state.query, zmax=ranges.get("scaled_scores"),
-                              caption=t("fig.scaled.caption", d_k=state.d_k, root=f"{np.sqrt(state.d_k):.3f}"))
+            charts.show_heatmap("scaled", s.scores * s.scale, toks, toks, key="qkv.fig.scaled",
+                                highlight_row=state.query, zmax=ranges.get("scaled_scores"),
+                                caption=t("fig.scaled.caption", d_k=state.d_k, root=numbers.num(np.sqrt(state.d_k))))
 
     def mask() -> None:
         bind.field(page, st.toggle, "causal", t("qkv.causal"), convert=bool, help=t("qkv.causal_help"))
         if state.causal:
             allowed = np.isfinite(s.scaled_scores)
-            c1, c2 = draw.chart_columns(draw.mask_need(allowed, toks, toks, additive=True),
-                                        draw.heatmap_need(s.scaled_scores, toks, toks,
-                                                          zmax=ranges.get("masked_scores")))
+            c1, c2 = charts.chart_columns(charts.mask_need(allowed, toks, toks, additive=True),
+                                          charts.heatmap_need(s.scaled_scores, toks, toks,
+                                                            zmax=ranges.get("masked_scores")))
             with c1:
-                draw.show_mask("mask_add", allowed, toks, toks, additive=True,
-                               key="qkv.fig.mask_add", caption=t("masks.out.mask_caption"))
+                charts.show_mask("mask_add", allowed, toks, toks, additive=True,
+                                 key="qkv.fig.mask_add", caption=t("masks.out.mask_caption"))
             with c2:
-                draw.show_heatmap("masked", s.scaled_scores, toks, toks, key="qkv.fig.masked",
-                                  highlight_row=state.query, caption=t("masks.out.masked_caption"),
-                                  zmax=ranges.get("masked_scores"))
+                charts.show_heatmap("masked", s.scaled_scores, toks, toks, key="qkv.fig.masked",
+                                    highlight_row=state.query, caption=t("masks.out.masked_caption"),
+                                    zmax=ranges.get("masked_scores"))
 
     def weights() -> None:
         st.subheader(t("qkv.sec.weights"))
-        out_labels = draw.matrix_labels("out", toks, *s.output.shape)
-        c1, c2 = draw.chart_columns(draw.heatmap_need(s.weights, toks, toks, weights=True),
-                                    draw.heatmap_need(s.output, *out_labels, zmax=ranges.get("output")),
-                                    ratios=[3, 2])
+        out_labels = charts.matrix_labels("out", toks, *s.output.shape)
+        c1, c2 = charts.chart_columns(charts.heatmap_need(s.weights, toks, toks, weights=True),
+                                      charts.heatmap_need(s.output, *out_labels, zmax=ranges.get("output")),
+                                      ratios=[3, 2])
         with c1:
-            draw.show_heatmap("weights", s.weights, toks, toks, weights=True, key="qkv.fig.weights",
-                              highlight_row=state.query, caption=t("fig.weights.caption"))
+            charts.show_heatmap("weights", s.weights, toks, toks, weights=True, key="qkv.fig.weights",
+                                exact=numbers.softmax_exact(s.scaled_scores),
+                                highlight_row=state.query,
+                                caption=text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
         with c2:
-            draw.show_heatmap("out", s.output, *out_labels, role="out", key="qkv.fig.out",
-                              highlight_row=state.query, caption=t("fig.out.caption"), zmax=ranges.get("output"))
+            charts.show_heatmap("out", s.output, *out_labels, role="out", key="qkv.fig.out",
+                                highlight_row=state.query, caption=t("fig.out.caption"), zmax=ranges.get("output"))
 
     slots.draw_parts([scores, mask, weights], first=2)
 
 
-def _factor(v: float) -> str:  # a negative factor in brackets: 2×(−0.4)
-    text = draw.num(v)
-    return f"({text})" if text.startswith(draw.MINUS) else text
+def _factor(v: float) -> str:  # a negative factor or a bound in brackets: 2×(−0.4), (<0.001)×3
+    return numbers.factor(numbers.num(v))
 
 
 def _sum_of_products(q, k) -> str:
@@ -179,8 +180,7 @@ def _sum_of_products(q, k) -> str:
 
 def _weight_factor(w: float, exact: bool) -> str:
     """A weight as a factor in LaTeX: "0.784", or "(<0.001)" for one that is not 0 but rounds to it."""
-    text = draw.prob(w, tex=True, exact=exact)
-    return f"({text})" if text.startswith(("{<}", "{>}")) else text
+    return numbers.factor(numbers.prob(w, tex=True, exact=exact))
 
 
 def query_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVResult) -> None:
@@ -195,37 +195,38 @@ def query_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRes
     scaled = s.scaled_scores[i]
     e = np.exp(scaled - scaled.max())
     e_exact = ~np.isfinite(scaled) | (scaled == scaled.max())  # e^(−∞) = 0 and e^0 = 1 exactly, all else between
-    w_exact = draw.softmax_exact(scaled)
-    qname = draw.latex_text(toks[i])
-    st.markdown(t("qkv.explain", token=draw.md_escape(toks[i]), d_k=state.d_k))
-    draw.formula(r"s_j = \frac{q_{%s}\cdot k_j}{\sqrt{d_k}},\qquad \sqrt{%d} = %s"
-                 % (qname, state.d_k, draw.num(np.sqrt(state.d_k), tex=True)))
-    draw.formula(r"w_j = \mathrm{softmax}(s)_j = \frac{e^{s_j}}{\sum_m e^{s_m}} = \frac{e^{s_j - s_{\max}}}"
-                 r"{\sum_m e^{s_m - s_{\max}}},\qquad \sum_m e^{s_m - s_{\max}} = %s" % draw.num(e.sum(), tex=True))
+    w_exact = numbers.softmax_exact(scaled)
+    qname = escape.latex(toks[i])
+    st.markdown(t("qkv.explain", token=escape.markdown(toks[i]), d_k=state.d_k))
+    text.formula(r"s_j = \frac{q_{%s}\cdot k_j}{\sqrt{d_k}},\qquad \sqrt{%d} = %s"
+                 % (qname, state.d_k, numbers.num(np.sqrt(state.d_k), tex=True)))
+    text.formula(r"w_j = \mathrm{softmax}(s)_j = \frac{e^{s_j}}{\sum_m e^{s_m}} = \frac{e^{s_j - s_{\max}}}"
+                 r"{\sum_m e^{s_m - s_{\max}}},\qquad \sum_m e^{s_m - s_{\max}} = %s" % numbers.num(e.sum(), tex=True))
     cols = ["key", "products", "score", "scaled", *(["masked"] if state.causal else []), "exp", "weight"]
     header = [t(f"qkv.tbl.{c}") for c in cols]
     divided = s.scores[i] * s.scale  # ÷√d_k itself; the causal mask then adds 0 or −∞ (its own column)
-    rows = [[f"{j + 1}: {tok}", _sum_of_products(q, res.K[j]), draw.num(s.scores[i, j]), draw.num(divided[j]),
-             *([draw.num(scaled[j])] if state.causal else []),  # num(−inf) is "−∞"
-             draw.prob(e[j], exact=e_exact[j]), draw.percent(s.weights[i, j], exact=w_exact[j])]
+    rows = [[f"{j + 1}: {tok}", _sum_of_products(q, res.K[j]), numbers.num(s.scores[i, j]), numbers.num(divided[j]),
+             *([numbers.num(scaled[j])] if state.causal else []),  # num(−inf) is "−∞"
+             numbers.prob(e[j], exact=e_exact[j]), numbers.percent(s.weights[i, j], exact=w_exact[j])]
             for j, tok in enumerate(toks)]
-    draw.show_table(header, rows, align="ll" + "r" * (len(cols) - 2), wrap={1})
+    text.show_table(header, rows, align="ll" + "r" * (len(cols) - 2), wrap={1})
     st.caption(t("num.rule"))
-    c1, c2 = draw.chart_columns(F.bars_need(s.weights[i], percent=True), F.bars_need(s.output[i]))
+    c1, c2 = charts.chart_columns(F.bars_need(s.weights[i], percent=True, exact=w_exact), F.bars_need(s.output[i]))
     with c1:
-        draw.show_figure(F.bars_spec(s.weights[i], toks, title=t("fig.qbars.title", token=F.escape(toks[i])),
-                                     percent=True, y_range=(0, 1.12), hover=t("fig.qbars.hover"),
-                                     width_px=c1.width_px), key="qkv.fig.qbars")
+        charts.show_figure(F.bars_spec(s.weights[i], toks, title=t("fig.qbars.title", token=escape.chart(toks[i])),
+                                       percent=True, y_range=(0, 1.12), hover=t("fig.qbars.hover"),
+                                       width_px=c1.width_px, exact=w_exact), key="qkv.fig.qbars")
     with c2:
-        draw.show_figure(F.vector_mix_spec(res.V, s.weights[i], s.output[i], toks, out_label=t("fig.mix.out"),
-                                           dim_title=t("fig.mix.dim"),
-                                           title=t("fig.mix.title", token=F.escape(toks[i])), width_px=c2.width_px),
-                         key="qkv.fig.mix")
-    terms = " + ".join(r"%s\,v_{%s}" % (_weight_factor(w, x), draw.latex_text(tok))
+        charts.show_figure(F.vector_mix_spec(res.V, s.weights[i], s.output[i], toks, out_label=t("fig.mix.out"),
+                                             dim_title=t("fig.mix.dim"),
+                                             title=t("fig.mix.title", token=escape.chart(toks[i])),
+                                             width_px=c2.width_px, exact=w_exact),
+                           key="qkv.fig.mix")
+    terms = " + ".join(r"%s\,v_{%s}" % (_weight_factor(w, x), escape.latex(tok))
                        for w, x, tok in zip(s.weights[i], w_exact, toks))
     if state.n > 6:
         terms = r"\sum_j w_j v_j"
-    draw.formula(r"z_{%s} = %s = %s" % (qname, terms, draw.tex_vector(s.output[i])))
+    text.formula(r"z_{%s} = %s = %s" % (qname, terms, text.tex_vector(s.output[i])))
     st.caption(t("qkv.explain_out"))
 
 
@@ -234,8 +235,8 @@ def preset_notes(state: lesson.QKVState, res: lesson.QKVResult) -> None:
         # the note's numbers hold only for the preset as given, without the causal mask
         st.info(t(f"qkv.note.{state.preset}"), icon=":material/menu_book:")
     if state.n > 1 and np.all(res.K == res.K[0]):
-        st.info(t("qkv.note.same_keys", key="[" + ", ".join(draw.num(v) for v in res.K[0]) + "]", n=state.n,
-                  share=f"{100 / state.n:.1f}"), icon=":material/lightbulb:")
+        st.info(t("qkv.note.same_keys", key="[" + ", ".join(numbers.num(v) for v in res.K[0]) + "]", n=state.n,
+                  share=numbers.percent(1 / state.n)), icon=":material/lightbulb:")
 
 
 # ---- reruns: what a widget changes is what reruns ----------------------------------------------------------------
@@ -243,7 +244,7 @@ def preset_notes(state: lesson.QKVState, res: lesson.QKVResult) -> None:
 #  └─ workbench fragment: sizes and seed change every shape, so the cell picker is redrawn with them (d_k at 16 tokens:
 #     a full run 13.0 ms = 2.8× the minimal page, this fragment 10.7 ms = 2.4×, same machine, benchmarks/)
 #      └─ numbers fragment: the cell slider, the grids and the chosen query change numbers, not shapes.
-def numbers(page: runtime.Page) -> None:
+def live_numbers(page: runtime.Page) -> None:
     """The numbers: heatmaps of every stage, the grids, the chosen query's arithmetic."""
     state = page.state
     res = lesson.compute(state)
@@ -261,7 +262,7 @@ def numbers(page: runtime.Page) -> None:
 
 
 def _token_list(tokens) -> str:
-    return t("qkv.own.sep").join(draw.md_escape(x) for x in tokens)
+    return t("qkv.own.sep").join(escape.markdown(x) for x in tokens)
 
 
 def origin_notes(state: lesson.QKVState) -> None:
@@ -278,7 +279,7 @@ def origin_notes(state: lesson.QKVState) -> None:
     if seeded:
         words.append(t("qkv.own.seeded", tokens=_token_list(seeded), seed=state.seed))
     words.append(t("qkv.own.hint", custom=t("preset.custom")))
-    st.info(draw.join_sentences(words), icon=":material/edit_note:")
+    st.info(text.join_sentences(words), icon=":material/edit_note:")
 
 
 def size_notes(state: lesson.QKVState) -> None:
@@ -290,16 +291,16 @@ def size_notes(state: lesson.QKVState) -> None:
     words = []
     for name, given, now in grown:
         span = str(given + 1) if now == given + 1 else f"{given + 1}–{now}"
-        args = dict(given=given, now=now, span=span, seed=state.seed, x_sd=draw.num(lesson.X_SCALE))
+        args = dict(given=given, now=now, span=span, seed=state.seed, x_sd=numbers.num(lesson.X_SCALE))
         if name == "d_model":
             words.append(t("qkv.grown.d_model", **args))
         elif name == "d_k":
             words.append(t("qkv.grown.d_k_xw" if xw else "qkv.grown.d_k_direct", **args))
         else:
             words.append(t("qkv.grown.d_v_xw" if xw else "qkv.grown.d_v_direct", **args))
-    words.append(t("qkv.grown.random_xw", w_sd=draw.num(lesson.W_SCALE)) if xw
+    words.append(t("qkv.grown.random_xw", w_sd=numbers.num(lesson.W_SCALE)) if xw
                  else t("qkv.grown.random_direct"))
-    st.info(draw.join_sentences(words), icon=":material/casino:")
+    st.info(text.join_sentences(words), icon=":material/casino:")
 
 
 def workbench(page: runtime.Page) -> None:
@@ -309,13 +310,13 @@ def workbench(page: runtime.Page) -> None:
     state = page.state
     parts = [lambda: origin_notes(state), lambda: size_sliders(page), lambda: size_notes(state),
              lambda: draw.pipeline_strip(draw.FLOW_QKV if state.mode == "xw" else DIRECT_FLOW),
-             lambda: inputs_head(page) if state.n else None, lambda: page.live(numbers)]
+             lambda: inputs_head(page) if state.n else None, lambda: page.live(live_numbers)]
     slots.draw_parts(parts, first=len(parts) - 1)
 
 
 def render(page: runtime.Page) -> None:
     controls(page)
-    slots.keep_place(lambda: draw.token_notices(page.state.text))
+    slots.keep_place(lambda: widgets.token_notices(page.state.text))
     page.live(workbench)
 
 

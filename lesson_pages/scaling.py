@@ -5,9 +5,9 @@ import numpy as np
 import streamlit as st
 
 from attention_core import scaling as scaling_math
+from lesson_pages import scaling_charts
 from lessons import scaling as lesson
-from ui import bind, draw, runtime
-from ui import figures as F
+from ui import bind, charts, escape, numbers, runtime, text
 from ui.i18n import t
 
 N_SAMPLES = 20_000  # q, k pairs in the variance lab
@@ -40,13 +40,11 @@ def query_text(state: lesson.ScalingState) -> str:
     return state.query or t("scaling.book.query_default")
 
 
-def pct(w: float, exact: bool = False) -> str:
-    """A share: softmax of finite scores is never exactly 0 or 1 (``exact=False``); the limits T → 0, ∞ are."""
-    return draw.percent(w, exact=exact)
-
-
 def shares_text(names, weights, exact: bool = False) -> str:
-    return t("scaling.out.sep").join(f"{draw.md_escape(n)} {pct(w, exact)}" for n, w in zip(names, weights))
+    """The books' shares in words; softmax of finite scores is never exactly 0 or 1 (``exact=False``), the limits
+    T → 0, ∞ are."""
+    return t("scaling.out.sep").join(f"{escape.markdown(n)} {numbers.percent(w, exact=exact)}"
+                                     for n, w in zip(names, weights))
 
 
 def book_cards(page: runtime.Page) -> None:
@@ -95,31 +93,32 @@ def books_section(page: runtime.Page) -> None:
     state = page.state
     names = titles(state)
     mix = scaling_math.book_mix(state.scores, state.d_k, state.values, scale=state.scaled)
-    root = draw.num(np.sqrt(state.d_k))
+    root = numbers.num(np.sqrt(state.d_k))
     st.markdown(t("scaling.out.divide_on" if state.scaled else "scaling.out.divide_off", d_k=state.d_k, root=root))
-    vec = draw.tex_vector
-    share = lambda w: draw.prob(w, tex=True, exact=False)  # noqa: E731 -- softmax of finite scores: never 0 or 1
-    draw.formula(r"\mathrm{softmax}\!\left(\frac{" + vec(mix.raw) + "}{" + draw.num(mix.divisor, tex=True)
+    vec = text.tex_vector
+    share = lambda w: numbers.prob(w, tex=True, exact=False)  # noqa: E731 -- softmax of finite scores: never 0 or 1
+    text.formula(r"\mathrm{softmax}\!\left(\frac{" + vec(mix.raw) + "}{" + numbers.num(mix.divisor, tex=True)
                  + r"}\right) = \mathrm{softmax}\!\left(" + vec(mix.scaled) + r"\right) = " + vec(mix.weights, share))
     st.markdown("### " + t("scaling.out.shares", shares=shares_text(names, mix.weights)))
     st.caption(t("num.shares_rounded") + " " + t("num.rule"))
     scaled_title = (t("fig.scaling_steps.scaled_on", d_k=state.d_k, root=root) if state.scaled
                     else t("fig.scaling_steps.scaled_off"))
-    fig = F.scaling_steps_spec(mix.raw, mix.scaled, mix.weights, names, title=t("fig.scaling_steps.title"),
-                               panel_titles=(t("fig.scaling_steps.raw"), scaled_title, t("fig.scaling_steps.shares")),
-                               hover=t("fig.scaling_steps.hover"))
-    draw.show_figure(fig, key="scaling.fig.steps")
+    fig = scaling_charts.scaling_steps_spec(
+        mix.raw, mix.scaled, mix.weights, names, title=t("fig.scaling_steps.title"),
+        panel_titles=(t("fig.scaling_steps.raw"), scaled_title, t("fig.scaling_steps.shares")),
+        hover=t("fig.scaling_steps.hover"))
+    charts.show_figure(fig, key="scaling.fig.steps")
     if mix.weights.max() > 0.99:
-        st.warning(t("scaling.out.saturated", top=pct(mix.weights.max())), icon=":material/center_focus_strong:")
+        st.warning(t("scaling.out.saturated", top=numbers.percent(mix.weights.max(), exact=False)),
+                   icon=":material/center_focus_strong:")
     st.caption(t("scaling.out.typical", d_k=state.d_k, root=root))
     dims = [t(f"scaling.book.dim_{j + 1}") for j in range(lesson.D_VALUE)]
-    fig = F.value_mix_spec(np.array(state.values), mix.weights, mix.output, names, dims,
-                           title=t("fig.scaling_mix.title"), out_title=t("fig.scaling_mix.out"),
-                           share_text=t("fig.scaling_mix.share"))
-    draw.show_figure(fig, key="scaling.fig.mix")
-    factor = lambda w: f"({share(w)})" if share(w).startswith(("{<}", "{>}")) else share(w)  # noqa: E731
-    terms = " + ".join(factor(w) + r"\," + vec(v) for w, v in zip(mix.weights, state.values))
-    draw.formula("z = " + terms + " = " + vec(mix.output))
+    fig = scaling_charts.value_mix_spec(
+        np.array(state.values), mix.weights, mix.output, names, dims, title=t("fig.scaling_mix.title"),
+        out_title=t("fig.scaling_mix.out"), share_text=t("fig.scaling_mix.share"))
+    charts.show_figure(fig, key="scaling.fig.mix")
+    terms = " + ".join(numbers.factor(share(w)) + r"\," + vec(v) for w, v in zip(mix.weights, state.values))
+    text.formula("z = " + terms + " = " + vec(mix.output))
     st.caption(t("scaling.out.mix"))
 
 
@@ -132,31 +131,31 @@ def variance_section(page: runtime.Page) -> None:
                 place=VARIANCE)
     state = page.state
     var_raw, var_scaled, centers, dens_raw, dens_scaled = _variance(state.d_k, state.seed)
-    c2.metric(t("scaling.out.var_raw"), f"{var_raw:.2f}", t("scaling.out.var_theory", v=state.d_k),
+    c2.metric(t("scaling.out.var_raw"), numbers.num(var_raw, 2), t("scaling.out.var_theory", v=state.d_k),
               delta_color="off", delta_arrow="off")
-    c3.metric(t("scaling.out.var_scaled"), f"{var_scaled:.3f}", t("scaling.out.var_theory", v=1),
+    c3.metric(t("scaling.out.var_scaled"), numbers.num(var_scaled), t("scaling.out.var_theory", v=1),
               delta_color="off", delta_arrow="off")
     page.show_notices(VARIANCE)
-    st.caption(t("scaling.out.var_caption", n=f"{N_SAMPLES:,}", seed=state.seed))
-    fig = F.variance_histograms_spec(
+    st.caption(t("scaling.out.var_caption", n=numbers.integer(N_SAMPLES), seed=state.seed))
+    fig = scaling_charts.variance_histograms_spec(
         centers, dens_raw, dens_scaled, d_k=state.d_k, title=t("fig.scaling_var.title", d_k=state.d_k),
-        row_titles=(t("fig.scaling_var.raw", var=f"{var_raw:.2f}", theory=state.d_k),
-                    t("fig.scaling_var.scaled", var=f"{var_scaled:.3f}", d_k=state.d_k)),
+        row_titles=(t("fig.scaling_var.raw", var=numbers.num(var_raw, 2), theory=state.d_k),
+                    t("fig.scaling_var.scaled", var=numbers.num(var_scaled), d_k=state.d_k)),
         x_title=t("fig.scaling_var.x"), y_title=t("fig.scaling_var.y"))
-    draw.show_figure(fig, key="scaling.fig.var")
+    charts.show_figure(fig, key="scaling.fig.var")
 
     st.subheader(t("scaling.sec.saturation"))
     st.markdown(t("scaling.sec.saturation_help"))
     bind.control(page, st.slider, "n", t("scaling.ctl.n_keys"), value=state.n_keys, apply=bind.setter("n_keys", int),
                  min_value=lesson.N_KEYS_MIN, max_value=lesson.N_KEYS_MAX, step=1, help=t("scaling.ctl.n_keys_help"))
     cur = _saturation(state.n_keys, state.seed)
-    fig = F.saturation_chart_spec(
+    fig = scaling_charts.saturation_chart_spec(
         cur.d_ks, cur.max_raw, cur.max_scaled, cur.entropy_raw, cur.entropy_scaled, n_keys=state.n_keys,
-        current_dk=state.d_k, title=t("fig.scaling_sat.title", n=state.n_keys, draws=f"{N_DRAWS:,}"),
+        current_dk=state.d_k, title=t("fig.scaling_sat.title", n=state.n_keys, draws=numbers.integer(N_DRAWS)),
         panel_titles=(t("fig.scaling_sat.max"), t("fig.scaling_sat.entropy")),
         legend=(t("fig.scaling_sat.without"), t("fig.scaling_sat.with")), x_title=t("fig.scaling_sat.x"),
         ref_texts=(t("fig.scaling_sat.uniform"), t("fig.scaling_sat.onehot"), t("fig.scaling_sat.current")))
-    draw.show_figure(fig, key="scaling.fig.sat")
+    charts.show_figure(fig, key="scaling.fig.sat")
 
 
 def temperature_section(page: runtime.Page) -> None:
@@ -164,34 +163,36 @@ def temperature_section(page: runtime.Page) -> None:
     st.markdown(t("scaling.sec.temperature_help"))
     bind.control(page, st.select_slider, "T", t("scaling.ctl.temperature"), value=page.state.temperature,
                  apply=bind.setter("temperature", float), options=list(lesson.TEMPERATURES),
-                 help=t("scaling.ctl.temperature_help"), format_func=lambda v: f"{v:g}")
+                 help=t("scaling.ctl.temperature_help"), format_func=numbers.num)
     state = page.state
     names = titles(state)
     w = scaling_math.temperature_softmax(state.scores, state.temperature)
     zero, inf = scaling_math.argmax_limit(state.scores), scaling_math.uniform_limit(lesson.N_BOOKS)
-    st.markdown("### " + t("scaling.out.current", T=f"{state.temperature:g}", shares=shares_text(names, w)))
+    st.markdown("### " + t("scaling.out.current", T=numbers.num(state.temperature), shares=shares_text(names, w)))
     st.markdown(t("scaling.out.limit_zero", shares=shares_text(names, zero, exact=True)) + "  \n"
-                + t("scaling.out.limit_inf", share=pct(inf[0], exact=True)))
-    c1, c2 = draw.chart_columns(0, 0)
+                + t("scaling.out.limit_inf", share=numbers.percent(inf[0])))
+    c1, c2 = charts.chart_columns(0, 0)
     with c1:
-        fig = F.temperature_bars_spec(w, names, limit_zero=zero, limit_inf=inf,
-                                      title=t("fig.scaling_temp.bars_title", T=f"{state.temperature:g}"),
-                                      legend=(t("fig.scaling_temp.legend_now"), t("fig.scaling_temp.legend_zero"),
-                                              t("fig.scaling_temp.legend_inf")), width_px=c1.width_px)
-        draw.show_figure(fig, key="scaling.fig.tbars")
+        fig = scaling_charts.temperature_bars_spec(
+            w, names, limit_zero=zero, limit_inf=inf, width_px=c1.width_px,
+            title=t("fig.scaling_temp.bars_title", T=numbers.num(state.temperature)),
+            legend=(t("fig.scaling_temp.legend_now"), t("fig.scaling_temp.legend_zero"),
+                    t("fig.scaling_temp.legend_inf")))
+        charts.show_figure(fig, key="scaling.fig.tbars")
     with c2:
         root, t_max = float(np.sqrt(state.d_k)), float(T_GRID[-1])
-        fig = F.temperature_chart_spec(T_GRID, scaling_math.temperature_sweep(state.scores, T_GRID), names,
-                                       current_T=state.temperature, title=t("fig.scaling_temp.title"),
-                                       marks=[(root, t("fig.scaling_temp.sqrt_mark"))] if root <= t_max else [],
-                                       x_title=t("fig.scaling_temp.x"), y_title=t("fig.scaling_temp.y"),
-                                       limit_texts=(t("fig.scaling_temp.limit_zero"),
-                                                    t("fig.scaling_temp.limit_inf")),
-                                       current_text=t("fig.scaling_temp.current"), width_px=c2.width_px)
-        past = t("fig.scaling_temp.sqrt_past", root=draw.num(root), t_max=f"{t_max:g}") if root > t_max else None
-        draw.show_figure(fig, key="scaling.fig.tcurve", caption=past)
+        fig = scaling_charts.temperature_chart_spec(
+            T_GRID, scaling_math.temperature_sweep(state.scores, T_GRID), names, current_T=state.temperature,
+            title=t("fig.scaling_temp.title"),
+            marks=[(root, t("fig.scaling_temp.sqrt_mark"))] if root <= t_max else [],
+            x_title=t("fig.scaling_temp.x"), y_title=t("fig.scaling_temp.y"),
+            limit_texts=(t("fig.scaling_temp.limit_zero"), t("fig.scaling_temp.limit_inf")),
+            current_text=t("fig.scaling_temp.current"), width_px=c2.width_px)
+        past = t("fig.scaling_temp.sqrt_past", root=numbers.num(root), t_max=numbers.num(t_max)) if root > t_max \
+            else None
+        charts.show_figure(fig, key="scaling.fig.tcurve", caption=past)
     at_root = scaling_math.temperature_softmax(state.scores, np.sqrt(state.d_k))
-    st.info(t("scaling.sec.temperature_link", d_k=state.d_k, root=draw.num(np.sqrt(state.d_k)),
+    st.info(t("scaling.sec.temperature_link", d_k=state.d_k, root=numbers.num(np.sqrt(state.d_k)),
               shares=shares_text(names, at_root)), icon=":material/thermostat:")
 
 

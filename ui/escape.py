@@ -1,8 +1,8 @@
 """User text made inert, one function per place it is drawn (pure: no Streamlit).
 
 A token, a title or a link's value is only text: whatever it holds is shown, never followed, fetched or typeset.
-Each context where the app draws text has exactly one function here; ``ui.draw`` and ``ui.figures`` re-export them
-under the names pages use (``draw.md_escape``, ``draw.latex_text``, ``figures.escape``).
+Each context where the app draws text has exactly one function here, and pages call it from here (``escape.markdown``,
+``escape.latex``, ``escape.chart``); ui.text, ui.widgets and ui.figures use the same functions.
 
 - :func:`markdown` — st.markdown / st.caption / st.info … / st.toast bodies and every widget label or option that
   Streamlit renders as Markdown (radio options, toggles, tabs, expanders, help texts).

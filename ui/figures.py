@@ -1,5 +1,8 @@
-"""Figure builders: NumPy arrays + labels → plotly figures. Pure functions (no Streamlit, no language tables):
-every text they show is passed in, so they are testable on their own.
+"""Figure builders every lesson shares: NumPy arrays + labels → plotly figure specs (plain dicts in plotly's validated
+form: heatmap_spec, mask_spec, bars_spec, vector_mix_spec), and the text measuring and grid planning that lay them out
+for the width they get. Pure functions (no Streamlit, no language tables): every text they show is passed in, so they
+are testable on their own. Numbers in them are written by ui.numbers; ui.charts draws them. A chart only one lesson
+draws lives next to that lesson's page (lesson_pages/<lesson>_charts.py), built from the pieces here.
 
 Conventions (cases K09–K11): cells are placed by position, never by label (equal tokens never merge); row 0 is
 the top row; attention weights use a sequential scale fixed to 0..1; everything else a diverging scale centred
@@ -21,6 +24,7 @@ from attention_core.tokens import display_labels
 from lessons.ranges import nice_ceiling
 
 from .escape import chart as escape  # user text inside plotly's pseudo-HTML (ui.escape: one function per context)
+from .numbers import CELL_STYLES, cell, chart_num, chart_percent, tick
 
 # One colour per role everywhere (Okabe–Ito palette, safe for colour-blind viewers).
 ROLE_COLORS = {"X": "#444444", "W": "#7F7F7F", "Q": "#D55E00", "K": "#0072B2", "V": "#009E73",
@@ -30,41 +34,6 @@ OPEN_CELL = "#ffffff"  # an allowed cell of a mask
 WEIGHTS_SCALE = "Viridis"  # sequential, brighter = stronger
 DIVERGING_SCALE = "RdBu_r"  # blue < 0 < red, white at 0
 FONT = "Noto Sans CJK JP, Noto Sans JP, Hiragino Sans, Yu Gothic, Meiryo, sans-serif"
-
-
-def fmt_num(v: float, digits: int = 2) -> str:
-    """Short, readable number: 2 decimals for ordinary sizes, scientific past 1e4; never '-0.00'."""
-    if not math.isfinite(v):  # math, not NumPy: this runs for every cell of every heatmap (16×16 × a dozen)
-        return "−∞" if v < 0 else ("∞" if v > 0 else "NaN")
-    if abs(v) >= 1e4:
-        return f"{v:.2e}"
-    s = f"{v:.{digits}f}"
-    if float(s) == 0:
-        s = f"{0:.{digits}f}"
-    return s.replace("-", "−")
-
-
-def percent(w: float, decimals: int = 1, *, exact: bool = True) -> str:
-    """A weight in [0, 1] as a percentage with ``decimals`` decimals ("12.5%"): "0%" and "100%" only when exactly 0
-    or 1; one that rounds to either without being it is "<0.1%" / ">99.9%"; ``exact`` as in :func:`prob`. Raises
-    ValueError outside [0, 1]."""
-    w = float(w)
-    if not 0.0 <= w <= 1.0:
-        raise ValueError(f"percent takes a number in [0, 1], got {w!r}")
-    if w in (0.0, 1.0) and exact:
-        return f"{int(100 * w)}%"
-    s = f"{100 * w:.{decimals}f}"
-    unit = f"{10.0**-decimals:.{decimals}f}"
-    if float(s) == 0:
-        return f"<{unit}%"
-    if float(s) == 100:
-        return f">{100 - 10.0**-decimals:.{decimals}f}%"
-    return s + "%"
-
-
-def _pct(w: float) -> str:
-    """A chart's weight label: :func:`percent` of ``w`` clipped to [0, 1] (float error may pass 1 by 1e-16)."""
-    return percent(min(max(float(w), 0.0), 1.0))
 
 
 def hover_names(labels) -> list[str]:
@@ -79,10 +48,6 @@ def hover_names(labels) -> list[str]:
 
 TICK_CHARS = 12
 """Longest axis label: a longer token is cut with "…" on the axis (its full text is in the hover)."""
-
-
-def _tick_labels(labels) -> list[str]:
-    return [escape(x) for x in display_labels([str(x) for x in labels], TICK_CHARS)]
 
 
 # ---- readable from the back of the room (a 1280×720 projector window) -------------------------------------------
@@ -109,8 +74,6 @@ LINE_EM, NEXT_LINE_EM = 1.45, 1.3
 MODEBAR_PX = 70
 """Width of the chart toolbar at the top right corner (two buttons: download, reset axes; see MODEBAR_REMOVE)."""
 MODEBAR_REMOVE = ["zoom2d", "pan2d", "zoomIn2d", "zoomOut2d", "select2d", "lasso2d", "autoScale2d"]
-LARGE = 1e4
-"""From this size on a cell's number is written as a mantissa over "×10ⁿ" (two lines)."""
 
 # advance widths (em) of the printable ASCII characters in the chart font, from "!" (33) to "~" (126)
 _ASCII_EM = dict(zip(
@@ -163,52 +126,6 @@ def column_px(n: int = 1, share: float | None = None, of: float = REF_COLUMN_PX)
     return int(inner * (share if share is not None else 1 / n))
 
 
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-
-
-def _minus(s: str) -> str:
-    return s.replace("-", "\u2212")
-
-
-def cell_text(v: float, sig: int | None = None, large: float = LARGE) -> str:
-    """A number written in a heatmap cell. ``sig`` None: 2 decimals (:func:`fmt_num`'s); else shortened to at most
-    ``sig`` significant digits and 2 decimals, the whole part never cut (19.34 → "19.3" for 3, "19" for 2). From
-    ``large`` (LARGE) on: the mantissa (3 or ``sig`` digits) over "×10ⁿ" on a second line ("1.23<br>×10⁷").
-    ±∞ "∞" / "−∞"; never "−0.00"."""
-    if not math.isfinite(v):
-        return "−∞" if v < 0 else ("∞" if v > 0 else "NaN")
-    a = abs(v)
-    if a >= large:
-        digits = 3 if sig is None else sig
-        e = math.floor(math.log10(a))
-        m = round(v / 10.0**e, digits - 1)
-        if abs(m) >= 10:  # 9.996e6 rounds to 10.0
-            m, e = m / 10, e + 1
-        return _minus(f"{m:.{digits - 1}f}") + "<br>×10" + str(e).translate(_SUPERSCRIPT)
-    if sig is None:
-        return fmt_num(v)
-    decimals = 2 if a == 0 else min(2, max(0, sig - 1 - math.floor(math.log10(a))))
-    s = f"{v:.{decimals}f}"
-    if float(s) == 0:
-        s = f"{0:.{decimals}f}"
-    return _minus(s)
-
-
-CELL_STYLES = ((None, LARGE), (3, LARGE), (2, LARGE), (2, 1e3))
-"""How a heatmap writes its numbers, (sig, large) of :func:`cell_text`, in order of preference: 2 decimals, else 3,
-else 2 significant digits, else 2 significant digits with "×10ⁿ" from 1000 on."""
-
-
-def _short_num(v: float) -> str:
-    """A colour bar tick: as few digits as the value needs ("0.5", "−2", "2.5×10⁴")."""
-    if v == 0:
-        return "0"
-    if abs(v) >= LARGE:
-        e = math.floor(math.log10(abs(v)))
-        return _minus(f"{v / 10.0**e:.3g}") + "×10" + str(e).translate(_SUPERSCRIPT)
-    return _minus(f"{v:.4g}")
-
-
 def _ticks(lo: float, hi: float, length_px: float, label_px) -> tuple[list[float], list[str]]:
     """Round tick values in [lo, hi] (0 included when lo < 0 < hi) as many as fit along ``length_px`` without two
     labels touching (``label_px(text)``: a label's extent along the bar), and their texts."""
@@ -222,13 +139,13 @@ def _ticks(lo: float, hi: float, length_px: float, label_px) -> tuple[list[float
                 break
         first = math.ceil(lo / s - 1e-9)
         vals = [float(f"{(first + i) * s:.12g}") for i in range(int(math.floor(hi / s + 1e-9)) - first + 1)]
-        texts = [_short_num(v) for v in vals]
+        texts = [tick(v) for v in vals]
         if len(vals) < 2:
             continue
         gap = length_px * s / span
         if all(label_px(t) + 6 <= gap for t in texts):
             return vals, texts
-    return [lo, hi], [_short_num(lo), _short_num(hi)]
+    return [lo, hi], [tick(lo), tick(hi)]
 
 
 def _radicals(text: str) -> str:
@@ -240,7 +157,7 @@ def _radicals(text: str) -> str:
 TITLE_PAD_PX = 12  # a short title's top edge in a chart without notes (measured in Chromium: within 0.5 px)
 
 
-def _title(text: str, size: int, width_px: float, color: str = "#222", subtitle: str = "") -> tuple[dict, int]:
+def chart_title(text: str, size: int, width_px: float, color: str = "#222", subtitle: str = "") -> tuple[dict, int]:
     """A chart's title, left, clear of the toolbar at the top right: a title that would reach under it starts
     below it. Returns (the title dict, the top margin it needs)."""
     if not text and not subtitle:
@@ -264,7 +181,7 @@ def _title(text: str, size: int, width_px: float, color: str = "#222", subtitle:
     return title, top
 
 
-def _finish(spec: dict) -> dict:
+def finish(spec: dict) -> dict:
     """What every chart shares: the toolbar reduced to download and reset (it covers less), a zoom kept across
     redraws, √ drawn cleanly in the legend names, axis titles and notes."""
     layout = spec["layout"]
@@ -375,7 +292,7 @@ class GridPlan:
 CELL_PAD = 2  # px between a cell's number and its edge (each side)
 CELL_GAP = 2  # xgap / ygap: the white line between cells
 _Y_TITLE_PX = 44  # the row axis title (14 px, standoff) left of the labels
-_X_TITLE_PX = 42  # the column axis title below the labels
+X_TITLE_PX = 42  # the column axis title below the labels
 _CBAR_V = 8 + 12 + 4 + 8  # a vertical colour bar right of the cells: gap, bar, gap to its labels, gap after
 _CBAR_H = 12 + 6 + 20  # a horizontal colour bar under the column title: bar, gap, labels
 
@@ -432,7 +349,7 @@ def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, wi
     cols, x_angle, x_depth = fit_tick_labels(col_labels, cell_w)
     lowest = _lowest_cell(font, lines)
     cell_h = max(cell_px or max(34, min(60, int(420 / max(n_rows, 1)))), lowest)
-    bottom = math.ceil(18 + x_depth + (_X_TITLE_PX if col_title else 8) + (_CBAR_H if bar == "h" else 0))
+    bottom = math.ceil(18 + x_depth + (X_TITLE_PX if col_title else 8) + (_CBAR_H if bar == "h" else 0))
     margin = {"l": math.ceil(left), "r": math.ceil(right), "t": 0, "b": bottom}
     return GridPlan(font, style, texts, rows, cols, x_angle, x_depth, bar, margin, cell_w, cell_h,
                     int(n_rows * cell_h + bottom), fits, lowest, lines)
@@ -471,11 +388,11 @@ def _bar_ticks(lo: float, hi: float, length_px: float, horizontal: bool):
 
 # ---- building figures cheaply ------------------------------------------------------------------------------------
 # go.Figure validates every property it is given, which costs ~8 ms for one 16×16 heatmap, and a lesson page draws a
-# dozen on every rerun. So each builder first writes its figure as a plain dict (``*_spec``) that is already in the
-# form plotly's validation produces (named colour scales resolved to their stops, arrays as lists or float64 NumPy
-# arrays), and the public builder wraps it without validating it again. tests/ui/test_figure_specs.py checks that
-# validating these dicts changes nothing, so the figures are exactly those built property by property. The page
-# helpers in ui/draw.py hand the dicts to Streamlit directly (and reuse them while their inputs do not change).
+# dozen on every rerun. So each builder writes its figure as a plain dict (``*_spec``) that is already in the form
+# plotly's validation produces (named colour scales resolved to their stops, arrays as lists or float64 NumPy arrays),
+# and no go.Figure is made. tests/ui/test_figure_specs.py checks that validating these dicts changes nothing, so the
+# figures are exactly those built property by property. ui/charts.py hands the dicts to the screen directly (and
+# reuses heatmaps while their inputs do not change).
 @cache
 def _scale_stops(name: str) -> tuple:
     """A named plotly colour scale as its (position, colour) stops, as validation would resolve it."""
@@ -486,21 +403,37 @@ def _colorscale(name: str) -> list:
     return [list(stop) for stop in _scale_stops(name)]
 
 
-def _figure(spec: dict) -> go.Figure:
-    """go.Figure of a spec in validated form, without validating it again; later edits are validated as usual."""
-    fig = go.Figure(spec, _validate=False)
-    fig._validate = True
-    fig.layout._validate = True
-    for trace in fig.data:
-        trace._validate = True
-    return fig
-
-
 def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str = "", col_title: str = "",
                  hover: str = "", weights: bool = False, role: str | None = None, zmax: float | None = None,
                  highlight_row: int | None = None, cell_px: int | None = None, width_px: float | None = None,
-                 range_note: str = "", rounded_note: str = "") -> dict:
-    """The figure of :func:`heatmap` (same arguments) as a plain dict {"data": [trace], "layout": {...}}."""
+                 range_note: str = "", rounded_note: str = "", exact=None) -> dict:
+    """A matrix as a heatmap with its values written in the cells.
+
+    Args:
+        M: (r, c) array. -inf cells (masked) are shown blank with the text "−∞".
+        row_labels, col_labels: r and c strings (tokens or indices); duplicates allowed.
+        title, row_title, col_title: texts already in the user's language.
+        hover: plotly hovertemplate; may use %{customdata[0]} (row label), %{customdata[1]} (column label),
+            %{text} (the value as written); "" gives a plain default.
+        weights: True for attention weights (sequential scale fixed to 0..1); False: diverging around 0, symmetric
+            range ±max|M|, or ±zmax (the lesson's range, lessons/ranges.py) widened to a round number past a value
+            beyond it.
+        role: key of ROLE_COLORS for the title colour.
+        highlight_row: draw a frame around this row (the chosen query).
+        cell_px: cell height in pixels (default from the size; taller when a cell's text needs it).
+        width_px: the chart's width at the reference window (default REF_COLUMN_PX, the whole main column): the
+            cells' type size (CELL_FONTS, never below 14 px), number style (CELL_STYLES), label cut, colour bar
+            place, margins and height are chosen so that every cell's number fits inside its cell (:func:`grid_plan`).
+        range_note: shown under the title when the range was widened: "{new}" and "{base}" are the ranges.
+        rounded_note: shown under the title when the cells' numbers were shortened (the hover keeps 2 decimals).
+        exact: with ``weights``, (r, c) bool: which weights are exactly 0 or 1 in exact arithmetic
+            (ui.numbers.softmax_exact of the scores); a weight stored as 0.0 or 1.0 elsewhere is written "<0.01" /
+            ">0.99" (ui.numbers.cell). None: every stored 0 and 1 is exact.
+
+    Returns:
+        the figure as a plain dict {"data": [...], "layout": {...}} in plotly's validated form; y axis reversed so
+        row 0 is on top; ticks show the labels at positions 0..r-1 / 0..c-1.
+    """
     A = np.asarray(M, dtype=np.float64)
     r, c = A.shape
     width = float(width_px or REF_COLUMN_PX)
@@ -509,7 +442,10 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
     values = A.tolist()
     rows, cols = hover_names(row_labels), hover_names(col_labels)
     plain = CELL_STYLES[0]
-    by_style: dict = {plain: [[cell_text(v) for v in row] for row in values]}  # 2 decimals, "−∞" for masked
+    exact_ = np.ones(A.shape, dtype=bool) if exact is None or not weights else np.asarray(exact, dtype=bool)
+    exacts = exact_.tolist()
+    by_style: dict = {plain: [[cell(v, weight=weights, exact=e) for v, e in zip(row, es)]  # 2 decimals, "−∞"
+                              for row, es in zip(values, exacts)]}
     custom = [[[rows[i], cols[j], by_style[plain][i][j]] for j in range(c)] for i in range(r)]  # labels, value
     notes = []
     if weights:
@@ -520,7 +456,7 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
         if zmax is not None and largest > top:  # a value past the lesson's range: widened, and said
             top, base = nice_ceiling(largest), top
             if range_note:
-                notes.append(range_note.format(new=_short_num(top), base=_short_num(base)))
+                notes.append(range_note.format(new=tick(top), base=tick(base)))
         top = top if top > 0 else 1.0
         lo, hi, scale = -top, top, {"zmax": top, "zmid": 0.0, "zmin": -top}
     first_h = max(cell_px or max(34, min(60, int(420 / max(r, 1)))), 1)
@@ -529,21 +465,22 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
 
     def texts_for(style):
         if style not in by_style:
-            by_style[style] = [["" if v == -math.inf else cell_text(v, *style) for v in row] for row in values]
+            by_style[style] = [["" if v == -math.inf else cell(v, *style, weight=weights, exact=e)
+                                for v, e in zip(row, es)] for row, es in zip(values, exacts)]
         return by_style[style]
 
     shown = [v for row in values for v in row if v != -math.inf]  # the cells with a text
     probe = [max(shown, key=abs), min(shown)] if shown else []  # the longest texts are likely among theirs
 
     def em_floor(style) -> float:
-        return max((text_px(cell_text(v, *style), 1.0) for v in probe), default=0.0)
+        return max((text_px(cell(v, *style, weight=weights), 1.0) for v in probe), default=0.0)
 
     plan = grid_plan(texts_for, r, c, row_labels, col_labels, width_px=width, row_title=bool(row_title),
                      col_title=bool(col_title), colorbar_ticks=tick_texts, cell_px=cell_px, em_floor=em_floor)
     if plan.style != plain and rounded_note:
         notes.append(rounded_note)
     if notes:  # their room comes out of the cells (the chart keeps its height: _grid_layout)
-        extra = _title(title, 18, width, subtitle="<br>".join(notes))[1] - _title(title, 18, width)[1]
+        extra = chart_title(title, 18, width, subtitle="<br>".join(notes))[1] - chart_title(title, 18, width)[1]
         plan = _room_for_notes(plan, extra)
     hover = hover or "%{customdata[0]} · %{customdata[1]}: %{text}<extra></extra>"
     if plan.style != plain:  # the cells are shortened: the hover keeps 2 decimals
@@ -577,7 +514,7 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
     data = [trace]
     if masked.any():  # masked cells (−∞) in grey, written "−∞", under the numbers; they never set the colour range
         data.insert(0, _flat_cells(masked, MASKED_GREY, "−∞", custom, hover, r, c, plan.font))
-    return _finish({"data": data, "layout": layout})
+    return finish({"data": data, "layout": layout})
 
 
 def _grid_layout(plan: GridPlan, title: str, color: str, notes, row_title: str, col_title: str,
@@ -587,11 +524,11 @@ def _grid_layout(plan: GridPlan, title: str, color: str, notes, row_title: str, 
     Notes take their room from the cells, down to the lowest cell the numbers fit in (``plan.cell_h_min``): the chart
     keeps the height it has without them, so a note that appears while a slider moves (a value past the colour range)
     moves nothing below the chart, such as the weights under the pointer."""
-    title_d, top = _title(title, 18, width, color, subtitle="<br>".join(notes))
+    title_d, top = chart_title(title, 18, width, color, subtitle="<br>".join(notes))
     n_rows, n_cols = len(plan.row_labels), len(plan.col_labels)
     height = plan.height + top
     if notes:
-        plain_top = _title(title, 18, width, color)[1]
+        plain_top = chart_title(title, 18, width, color)[1]
         height = max(plan.height + plain_top, height - n_rows * (plan.cell_h - max(plan.cell_h_min, 1)))
     return {
         "title": title_d, "margin": {**plan.margin, "t": top}, "font": {"family": FONT, "size": 14},
@@ -639,40 +576,7 @@ def mask_spec(mask, row_labels, col_labels, *, title: str = "", row_title: str =
     layout["plot_bgcolor"] = "#eeeeee"
     data = [_flat_cells(m, OPEN_CELL, yes, custom, hover, r, c, plan.font),
             _flat_cells(~m, MASKED_GREY, no, custom, hover, r, c, plan.font)]
-    return _finish({"data": data, "layout": layout})
-
-
-def heatmap(M, row_labels, col_labels, *, title: str = "", row_title: str = "", col_title: str = "",
-            hover: str = "", weights: bool = False, role: str | None = None, zmax: float | None = None,
-            highlight_row: int | None = None, cell_px: int | None = None, width_px: float | None = None,
-            range_note: str = "", rounded_note: str = "") -> go.Figure:
-    """A matrix as a heatmap with its values written in the cells.
-
-    Args:
-        M: (r, c) array. -inf cells (masked) are shown blank with the text "−∞".
-        row_labels, col_labels: r and c strings (tokens or indices); duplicates allowed.
-        title, row_title, col_title: texts already in the user's language.
-        hover: plotly hovertemplate; may use %{customdata[0]} (row label), %{customdata[1]} (column label),
-            %{text} (the value as written); "" gives a plain default.
-        weights: True for attention weights (sequential scale fixed to 0..1); False: diverging around 0, symmetric
-            range ±max|M|, or ±zmax (the lesson's range, lessons/ranges.py) widened to a round number past a value
-            beyond it.
-        role: key of ROLE_COLORS for the title colour.
-        highlight_row: draw a frame around this row (the chosen query).
-        cell_px: cell height in pixels (default from the size; taller when a cell's text needs it).
-        width_px: the chart's width at the reference window (default REF_COLUMN_PX, the whole main column): the
-            cells' type size (CELL_FONTS, never below 14 px), number style (CELL_STYLES), label cut, colour bar
-            place, margins and height are chosen so that every cell's number fits inside its cell (:func:`grid_plan`).
-        range_note: shown under the title when the range was widened: "{new}" and "{base}" are the ranges.
-        rounded_note: shown under the title when the cells' numbers were shortened (the hover keeps 2 decimals).
-
-    Returns:
-        go.Figure; y axis reversed so row 0 is on top; ticks show the labels at positions 0..r-1 / 0..c-1.
-    """
-    return _figure(heatmap_spec(M, row_labels, col_labels, title=title, row_title=row_title, col_title=col_title,
-                                hover=hover, weights=weights, role=role, zmax=zmax, highlight_row=highlight_row,
-                                cell_px=cell_px, width_px=width_px, range_note=range_note,
-                                rounded_note=rounded_note))
+    return finish({"data": data, "layout": layout})
 
 
 def value_labels(texts, slot_px: float, sizes=BAR_FONTS) -> tuple[int, int, float]:
@@ -718,31 +622,50 @@ def legend_below(names, width_px: float, size: int, offset_px: float, plot_px: f
     return legend, int(rows * (size * LINE_EM + 6) + 8)
 
 
-_VALUE_AXIS_PX = 52  # a value axis left of the plot: its tick labels (12 px) and gaps
+VALUE_AXIS_PX = 52  # a value axis left of the plot: its tick labels (12 px) and gaps
 _AXIS_TITLE_PX = 26  # an axis title (14 px) beside its tick labels
 
 
-def bars_need(values, *, percent: bool = False) -> float:
+def _bar_texts(values, percent: bool, exact) -> list[str]:
+    """Value labels of bars: percentages (``exact``: which are exactly 0 or 1, None: all) or 2 decimals."""
+    values = [float(x) for x in values]
+    if not percent:
+        return [chart_num(x) for x in values]
+    exact = [True] * len(values) if exact is None else [bool(e) for e in exact]
+    return [chart_percent(x, e) for x, e in zip(values, exact)]
+
+
+def bars_need(values, *, percent: bool = False, exact=None) -> float:
     """The narrowest chart (px) in which a bar chart of ``values`` (:func:`bars_spec`, or the output bars of
     :func:`vector_mix_spec`: one group per value) writes each value label side by side at 14 px."""
-    texts = [_pct(x) for x in values] if percent else [fmt_num(x) for x in values]
+    texts = _bar_texts(values, percent, exact)
     widest = max((text_px(t, 14) for t in texts), default=0.0)
-    return math.ceil(20 + _VALUE_AXIS_PX + len(texts) * (widest + 6))
+    return math.ceil(20 + VALUE_AXIS_PX + len(texts) * (widest + 6))
 
 
 def bars_spec(values, labels, *, title: str = "", color: str = ROLE_COLORS["weights"], percent: bool = False,
-              y_range=None, axis_title: str = "", hover: str = "", width_px: float | None = None) -> dict:
-    """The figure of :func:`bars` (same arguments) as a plain dict {"data": [trace], "layout": {...}}."""
+              y_range=None, axis_title: str = "", hover: str = "", width_px: float | None = None,
+              exact=None) -> dict:
+    """A bar per value, labelled by position (duplicates allowed), the value written above each bar.
+
+    Args:
+        values: 1-D array. percent=True writes 100·v with one decimal and a % sign (ui.numbers.percent; ``exact``:
+            which weights are exactly 0 or 1, ui.numbers.softmax_exact; None: every stored 0 and 1 is).
+        labels: one string per bar (tokens are escaped; cut at TICK_CHARS on the axis, whole in the hover).
+        y_range: (lo, hi) or None for automatic; widened to hold the value labels.
+        width_px: the chart's width at the reference window (default the main column): the value labels take the
+            largest size of BAR_FONTS (never below 12 px) at which no two touch, upright when needed.
+    """
     v = np.array(values, dtype=np.float64)  # a copy: the figure must not follow later changes of the caller's array
     width = float(width_px or REF_COLUMN_PX)
     n = len(v)
     names = hover_names(labels)
-    text = [_pct(x) for x in v.tolist()] if percent else [fmt_num(x) for x in v.tolist()]
-    left = 10 + _VALUE_AXIS_PX + (_AXIS_TITLE_PX if axis_title else 0)
+    text = _bar_texts(v.tolist(), percent, exact)
+    left = 10 + VALUE_AXIS_PX + (_AXIS_TITLE_PX if axis_title else 0)
     slot = (width - left - 10) / max(n, 1)
     ticks, tick_angle, tick_depth = fit_tick_labels(labels, slot)
     size, angle, extent = value_labels(text, slot)
-    title_d, top = _title(title, 17, width)
+    title_d, top = chart_title(title, 17, width)
     plot_h = 190
     bottom = math.ceil(16 + tick_depth + 8)
     vmin, vmax = (float(v.min()), float(v.max())) if n else (0.0, 0.0)
@@ -763,27 +686,20 @@ def bars_spec(values, labels, *, title: str = "", color: str = ROLE_COLORS["weig
         "yaxis": yaxis, "height": top + plot_h + bottom, "plot_bgcolor": "white", "paper_bgcolor": "white",
         "showlegend": False,
     }
-    return _finish({"data": [trace], "layout": layout})
-
-
-def bars(values, labels, *, title: str = "", color: str = ROLE_COLORS["weights"], percent: bool = False,
-         y_range=None, axis_title: str = "", hover: str = "", width_px: float | None = None) -> go.Figure:
-    """A bar per value, labelled by position (duplicates allowed), the value written above each bar.
-
-    Args:
-        values: 1-D array. percent=True writes 100·v with one decimal and a % sign.
-        labels: one string per bar (tokens are escaped; cut at TICK_CHARS on the axis, whole in the hover).
-        y_range: (lo, hi) or None for automatic; widened to hold the value labels.
-        width_px: the chart's width at the reference window (default the main column): the value labels take the
-            largest size of BAR_FONTS (never below 12 px) at which no two touch, upright when needed.
-    """
-    return _figure(bars_spec(values, labels, title=title, color=color, percent=percent, y_range=y_range,
-                             axis_title=axis_title, hover=hover, width_px=width_px))
+    return finish({"data": [trace], "layout": layout})
 
 
 def vector_mix_spec(vectors, weights, output, labels, *, out_label: str, dim_title: str, title: str = "",
-                    hover: str = "", width_px: float | None = None) -> dict:
-    """The figure of :func:`vector_mix` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
+                    hover: str = "", width_px: float | None = None, exact=None) -> dict:
+    """The weighted sum Σ w_j·v_j as grouped bars: each value vector scaled by its weight, and the output.
+
+    Args:
+        vectors: (n, d) value vectors; weights: (n,) one query's weights; output: (d,) = weights @ vectors.
+        exact: which weights are exactly 0 or 1 (their percentages in the legend), as for :func:`bars_spec`.
+        labels: n token labels; out_label: name of the output bar group.
+        width_px: the chart's width at the reference window (value labels and the legend under the axis title
+            are laid out for it).
+    """
     V = np.asarray(vectors, dtype=np.float64)
     w = np.asarray(weights, dtype=np.float64)
     out = np.array(output, dtype=np.float64)  # a copy, as validation would make
@@ -791,10 +707,11 @@ def vector_mix_spec(vectors, weights, output, labels, *, out_label: str, dim_tit
     d = V.shape[1]
     x = [str(k + 1) for k in range(d)]
     palette = ["#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#E69F00", "#999999"]
-    names = [f"{_pct(w[j])} × v({escape(lab)})" for j, lab in enumerate(display_labels(list(map(str, labels)),
-                                                                                           TICK_CHARS))]
-    text = [fmt_num(v) for v in out.tolist()]
-    left = 10 + _VALUE_AXIS_PX
+    shares = _bar_texts(w.tolist(), True, exact)
+    names = [f"{shares[j]} × v({escape(lab)})" for j, lab in enumerate(display_labels(list(map(str, labels)),
+                                                                                    TICK_CHARS))]
+    text = [chart_num(v) for v in out.tolist()]
+    left = 10 + VALUE_AXIS_PX
     slot = (width - left - 10) / max(d, 1)
     size, angle, extent = value_labels(text, slot)
     data = [{"hovertemplate": hover or "%{y:.3f}<extra>%{fullData.name}</extra>",
@@ -805,12 +722,12 @@ def vector_mix_spec(vectors, weights, output, labels, *, out_label: str, dim_tit
                  "marker": {"color": ROLE_COLORS["out"], "line": {"color": "#222", "width": 2}},
                  "name": escape(out_label), "text": text, "textangle": angle, "textfont": {"size": size},
                  "textposition": "outside", "x": list(x), "y": out, "type": "bar"})
-    title_d, top = _title(title, 17, width)
+    title_d, top = chart_title(title, 17, width)
     plot_h = 200
     scaled = w[:, None] * V if V.size else np.zeros((1, d))
     vmin = float(min(scaled.min(initial=0.0), out.min(initial=0.0)))
     vmax = float(max(scaled.max(initial=0.0), out.max(initial=0.0)))
-    axis_px = 16 + TICK_FONT * LINE_EM + _X_TITLE_PX
+    axis_px = 16 + TICK_FONT * LINE_EM + X_TITLE_PX
     legend, legend_px = legend_below([d_["name"] for d_ in data], width, 14, axis_px, plot_h)
     layout = {
         "title": title_d, "margin": {"l": left, "r": 10, "t": top, "b": int(axis_px + legend_px)},
@@ -822,437 +739,4 @@ def vector_mix_spec(vectors, weights, output, labels, *, out_label: str, dim_tit
         "legend": legend, "barmode": "group", "height": int(top + plot_h + axis_px + legend_px),
         "plot_bgcolor": "white", "paper_bgcolor": "white",
     }
-    return _finish({"data": data, "layout": layout})
-
-
-def vector_mix(vectors, weights, output, labels, *, out_label: str, dim_title: str, title: str = "",
-               hover: str = "", width_px: float | None = None) -> go.Figure:
-    """The weighted sum Σ w_j·v_j as grouped bars: each value vector scaled by its weight, and the output.
-
-    Args:
-        vectors: (n, d) value vectors; weights: (n,) one query's weights; output: (d,) = weights @ vectors.
-        labels: n token labels; out_label: name of the output bar group.
-        width_px: the chart's width at the reference window (value labels and the legend under the axis title
-            are laid out for it).
-    """
-    return _figure(vector_mix_spec(vectors, weights, output, labels, out_label=out_label, dim_title=dim_title,
-                                   title=title, hover=hover, width_px=width_px))
-
-
-# ---- scaling and softmax lesson (lesson_pages/scaling.py) -----------------------------------------------------
-# Written as specs like the builders above: each ``*_spec`` returns the plain dict in plotly's validated form, the
-# public builder of the same name wraps it with _figure. The subplot grids are those make_subplots would make
-# (_subplot_grid), the reference lines those add_hline / add_vline would add (_hline, _vline, _hline_note).
-# Every text is passed in, already translated.
-SCALED_STYLE = dict(color=ROLE_COLORS["weights"], dash="solid")  # ÷√d_k on
-UNSCALED_STYLE = dict(color="#444444", dash="dash")  # ÷√d_k off
-KEY_SHADES = ("#0072B2", "#56B4E9", "#003F63", "#6A9FCC", "#00263D")  # one role (keys), told apart by shade
-
-
-def _snap(v: float) -> float:
-    """make_subplots' rounding of a vertical domain end that float error put just outside 0..1."""
-    return 0.0 if -0.01 < v < 0.0 else 1.0 if 1.0 < v < 1.01 else v
-
-
-def _subplot_grid(rows: int, cols: int, *, spacing: float, titles=(), shared: bool = False):
-    """The axes and subplot titles ``plotly.subplots.make_subplots`` makes for a one-row or one-column grid.
-
-    Same as ``make_subplots(rows, cols, subplot_titles=titles, horizontal_spacing=spacing, shared_yaxes=shared)``
-    for one row, and ``make_subplots(rows, 1, subplot_titles=titles, vertical_spacing=spacing, shared_xaxes=shared)``
-    for one column (rows from the top), with its arithmetic, so the same floats.
-
-    Returns:
-        (axes, annotations, cells): axes {"xaxis": {...}, "yaxis": {...}, "xaxis2": ...} for the layout;
-        annotations: the non-empty titles, centred above their cell (font size 16, as make_subplots writes it);
-        cells: per cell in reading order {"x": "x2", "y": "y2", "xaxis": <axes["xaxis2"]>, "yaxis": ...}, the
-        trace references and the same axis dicts, to be filled in.
-    """
-    if rows != 1 and cols != 1:
-        raise ValueError(f"_subplot_grid makes one row or one column, got rows={rows}, cols={cols}")
-    n = max(rows, cols)
-    size = (1.0 - spacing * (n - 1)) / n
-    sizes = [size] * n
-    spans = [[start, start + size] for start in (sum(sizes[:k]) + k * spacing for k in range(n))]
-    if rows == 1:
-        x_spans, y_spans = spans, [[0.0, 1.0]] * n
-    else:  # the grid counts from the bottom, rows are listed from the top
-        x_spans, y_spans = [[0.0, 1.0]] * n, [[_snap(a), _snap(b)] for a, b in reversed(spans)]
-    axes, cells, annotations = {}, [], []
-    for k, ((x0, x1), (y0, y1)) in enumerate(zip(x_spans, y_spans)):
-        i = str(k + 1) if k else ""
-        xaxis = {"anchor": f"y{i}", "domain": [max(0.0, x0), min(1.0, x1)]}
-        yaxis = {"anchor": f"x{i}", "domain": [max(0.0, y0), min(1.0, y1)]}
-        axes[f"xaxis{i}"], axes[f"yaxis{i}"] = xaxis, yaxis
-        cells.append({"x": f"x{i}", "y": f"y{i}", "xaxis": xaxis, "yaxis": yaxis})
-        if k < len(titles) and titles[k]:
-            annotations.append({"font": {"size": 16}, "showarrow": False, "text": titles[k], "x": (x0 + x1) / 2.0,
-                                "xanchor": "center", "xref": "paper", "y": y1, "yanchor": "bottom",
-                                "yref": "paper"})
-    if shared and n > 1:  # the others follow the first cell (one row) or the bottom cell (one column)
-        first, others, side = (cells[0], cells[1:], "y") if rows == 1 else (cells[-1], cells[:-1], "x")
-        for cell in others:
-            cell[f"{side}axis"].update({"matches": first[side], "showticklabels": False})
-    return axes, annotations, cells
-
-
-def _hline(y, line: dict, xref: str = "x", yref: str = "y") -> dict:
-    """The shape of fig.add_hline(y, line=line): across the whole subplot at height y."""
-    return {"line": line, "type": "line", "x0": 0, "x1": 1, "xref": f"{xref} domain", "y0": y, "y1": y, "yref": yref}
-
-
-def _vline(x, line: dict, xref: str = "x", yref: str = "y") -> dict:
-    """The shape of fig.add_vline(x, line=line): the whole subplot's height at x."""
-    return {"line": line, "type": "line", "x0": x, "x1": x, "xref": xref, "y0": 0, "y1": 1, "yref": f"{yref} domain"}
-
-
-def _hline_note(y, text: str, position: str, font: dict, xref: str = "x", yref: str = "y") -> dict:
-    """The annotation add_hline(annotation_text=text, annotation_position=position) adds ("top left", ...)."""
-    vertical, horizontal = position.split()
-    return {"font": font, "showarrow": False, "text": text, "x": 0 if horizontal == "left" else 1,
-            "xanchor": horizontal, "xref": f"{xref} domain", "y": y,
-            "yanchor": "bottom" if vertical == "top" else "top", "yref": yref}
-
-
-def _lesson_layout(title: str, height: int, axes: dict, annotations=(), width: float = REF_COLUMN_PX) -> dict:
-    """The layout the scaling charts share: title (clear of the toolbar), size, fonts, white background, light grid,
-    no legend; every annotation's font at size 17; ``axes`` (filled in by the builder) completed and placed in the
-    layout. The top margin leaves room for the panels' titles under the chart's title."""
-    title_d, top = _title(title, 19, width)
-    layout = {
-        "title": title_d, "height": height + max(top + 30 - 80, 0) if title else height,
-        "margin": {"l": 10, "r": 10, "t": max(80, top + 30) if title else 50, "b": 50},
-        "font": {"family": FONT, "size": 16}, "plot_bgcolor": "white", "paper_bgcolor": "white",
-        "showlegend": False, "bargap": 0.25,
-    }
-    if annotations:
-        layout["annotations"] = [{**a, "font": {**a.get("font", {}), "size": 17}} for a in annotations]
-    for name, axis in axes.items():
-        if name.startswith("y"):
-            axis.update({"gridcolor": "#e5e5e5", "zerolinecolor": "#888", "zerolinewidth": 1.5,
-                         "tickfont": {"size": 15}})
-        else:
-            axis["tickfont"] = {"size": 16}
-        layout[name] = axis
-    return layout
-
-
-_PANEL_SIDE_PX = 60  # a panel grid's value axis labels and outer margins, left of the first panel
-
-
-def _panel_px(width: float, n: int, spacing: float) -> float:
-    """Width of one of ``n`` panels side by side (make_subplots' horizontal spacing) in a chart ``width`` wide."""
-    return (width - _PANEL_SIDE_PX) * (1 - spacing * (n - 1)) / n
-
-
-def scaling_steps_spec(raw, scaled, weights, labels, *, panel_titles, title: str = "", score_limit: float = 10.0,
-                       hover: str = "", width_px: float | None = None) -> dict:
-    """The figure of :func:`scaling_steps` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
-    r, s, w = (np.array(a, dtype=np.float64) for a in (raw, scaled, weights))  # copies, as validation makes
-    width = float(width_px or REF_COLUMN_PX)
-    names = [escape(x) for x in labels]
-    x = list(range(len(r)))
-    top = max(score_limit, float(np.max(np.abs(np.concatenate([r, s]))))) * 1.18
-    panel = _panel_px(width, 3, 0.07)
-    axes, notes, cells = _subplot_grid(1, 3, spacing=0.07, titles=[fit_line(t, panel, 17) for t in panel_titles])
-    ticks, angle, depth = fit_tick_labels(labels, panel / max(len(r), 1), size=16, wrap=2)
-    texts = ([fmt_num(v) for v in r.tolist()], [fmt_num(v) for v in s.tolist()],
-             [_pct(v) for v in w.tolist()])
-    plot_h = 270
-    extents = []
-    data = []
-    for cell, vals, text, color, sizes in zip(cells, (r, s, w), texts, (ROLE_COLORS["K"], ROLE_COLORS["K"],
-                                                                         ROLE_COLORS["weights"]),
-                                              ((17, 16, 14, 12), (17, 16, 14, 12), (18, 16, 14, 12))):
-        size, text_angle, extent = value_labels(text, panel / max(len(r), 1), sizes)
-        extents.append(extent)
-        data.append({"cliponaxis": False, "constraintext": "none", "customdata": names,
-                     "hovertemplate": hover or "%{customdata}: %{text}<extra></extra>", "marker": {"color": color},
-                     "text": text, "textangle": text_angle, "textfont": {"size": size}, "textposition": "outside",
-                     "x": x, "xaxis": cell["x"], "y": vals, "yaxis": cell["y"], "type": "bar"})
-        cell["xaxis"].update({"ticktext": ticks, "tickvals": x, "tickangle": angle})
-    both = np.concatenate([r, s])
-    score_range = room_for_labels(-top, top, float(both.min()), float(both.max()), max(extents[:2]),
-                                  max(extents[:2]), plot_h)
-    cells[0]["yaxis"]["range"] = list(score_range)
-    cells[1]["yaxis"]["range"] = list(score_range)
-    cells[2]["yaxis"].update({"range": room_for_labels(0, 1.18, 0.0, float(w.max(initial=0)), extents[2], 0, plot_h),
-                              "tickformat": ".0%"})
-    layout = _lesson_layout(title, 0, axes, notes, width)
-    layout["margin"]["b"] = int(24 + depth)
-    layout["height"] = int(layout["margin"]["t"] + plot_h + layout["margin"]["b"])
-    return _finish({"data": data, "layout": layout})
-
-
-def scaling_steps(raw, scaled, weights, labels, *, panel_titles, title: str = "", score_limit: float = 10.0,
-                  hover: str = "", width_px: float | None = None) -> go.Figure:
-    """raw scores → scores after ÷√d_k → softmax shares, as three bar panels side by side.
-
-    Args:
-        raw, scaled, weights: (n,) each; weights sum to 1 and are written as percentages with one decimal.
-        labels: n book titles (escaped here).
-        panel_titles: three texts (raw, scaled, shares).
-        score_limit: both score panels share the fixed range ±score_limit (widened if a score is larger), so
-            the shrinking by √d_k is seen as shorter bars.
-        width_px: the chart's width at the reference window: titles and value labels are fitted to it.
-    """
-    return _figure(scaling_steps_spec(raw, scaled, weights, labels, panel_titles=panel_titles, title=title,
-                                      score_limit=score_limit, hover=hover, width_px=width_px))
-
-
-def value_mix_spec(values, weights, output, labels, dim_labels, *, out_title: str, title: str = "",
-                   share_text: str = "× {p}", width_px: float | None = None) -> dict:
-    """The figure of :func:`value_mix` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
-    V = np.array(values, dtype=np.float64)  # copies, as validation makes
-    w = np.asarray(weights, dtype=np.float64)
-    z = np.array(output, dtype=np.float64)
-    width = float(width_px or REF_COLUMN_PX)
-    n, d = V.shape
-    panel = _panel_px(width, n + 1, 0.05)
-    titles = [f"{fit_line(lab, panel, 17)}<br>{share_text.format(p=_pct(wj))}"
-              for lab, wj in zip(labels, w.tolist())]
-    titles.append(fit_line(out_title, panel, 17))
-    axes, notes, cells = _subplot_grid(1, n + 1, spacing=0.05, titles=titles, shared=True)
-    ticks, angle, depth = fit_tick_labels(dim_labels, panel / max(d, 1), size=16, wrap=2)
-    texts = [[fmt_num(v) for v in (V[j] if j < n else z).tolist()] for j in range(n + 1)]
-    size, text_angle, extent = value_labels([t for row in texts for t in row], panel / max(d, 1), (16, 14, 12))
-    plot_h = 230
-    top = max(1.0, float(np.max(np.abs(np.concatenate([V.ravel(), z]))))) * 1.25
-    lo = -top if (V < 0).any() or (z < 0).any() else 0.0
-    both = np.concatenate([V.ravel(), z])
-    value_range = room_for_labels(lo, top, float(both.min()), float(both.max()), extent, extent, plot_h)
-    data = []
-    for j, cell in enumerate(cells):
-        vals = V[j] if j < n else z
-        data.append({"cliponaxis": False, "constraintext": "none", "customdata": [escape(x) for x in dim_labels],
-                     "hovertemplate": "%{customdata}: %{text}<extra></extra>",
-                     "marker": {"color": ROLE_COLORS["V"] if j < n else ROLE_COLORS["out"],
-                                "line": {"color": "#222", "width": 2 if j == n else 0}},
-                     "text": texts[j], "textangle": text_angle, "textfont": {"size": size}, "textposition": "outside",
-                     "x": list(range(d)), "xaxis": cell["x"], "y": vals, "yaxis": cell["y"], "type": "bar"})
-        cell["xaxis"].update({"ticktext": ticks, "tickvals": list(range(d)), "tickangle": angle})
-        cell["yaxis"]["range"] = list(value_range)
-    layout = _lesson_layout(title, 0, axes, notes, width)
-    layout["margin"]["t"] += 30  # the panels' titles have two lines
-    layout["margin"]["b"] = int(24 + depth)
-    layout["height"] = int(layout["margin"]["t"] + plot_h + layout["margin"]["b"])
-    return _finish({"data": data, "layout": layout})
-
-
-def value_mix(values, weights, output, labels, dim_labels, *, out_title: str, title: str = "",
-              share_text: str = "× {p}", width_px: float | None = None) -> go.Figure:
-    """Each book's value vector (its own panel, titled with its share) and the mixed output Σ w_j v_j beside them.
-
-    Args:
-        values: (n, d_v); weights: (n,); output: (d_v,) = weights @ values.
-        labels: n book titles; dim_labels: d_v names of the value components.
-        out_title: the output panel's title. share_text: appended to each book's title, "{p}" = the percentage.
-    All panels share one y range, so a value and the output compare by bar height. Titles (cut with "…") and value
-    labels are fitted to ``width_px``, the chart's width at the reference window.
-    """
-    return _figure(value_mix_spec(values, weights, output, labels, dim_labels, out_title=out_title, title=title,
-                                  share_text=share_text, width_px=width_px))
-
-
-def variance_histograms_spec(centers, density_raw, density_scaled, *, d_k: int, row_titles, x_title: str,
-                             y_title: str, title: str = "") -> dict:
-    """The figure of :func:`variance_histograms` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
-    c = np.array(centers, dtype=np.float64)  # a copy, as validation makes
-    width = float(c[1] - c[0]) if c.size > 1 else 1.0
-    axes, notes, cells = _subplot_grid(2, 1, spacing=0.16, titles=[escape(t) for t in row_titles], shared=True)
-    grid = np.linspace(c[0] - width / 2, c[-1] + width / 2, 400)
-    data = []
-    for cell, dens, var, style in ((cells[0], density_raw, float(d_k), UNSCALED_STYLE),
-                                   (cells[1], density_scaled, 1.0, SCALED_STYLE)):
-        pdf = np.exp(-grid**2 / (2 * var)) / np.sqrt(2 * np.pi * var)
-        data.append({"hovertemplate": "%{x:.2f}: %{y:.4f}<extra></extra>", "marker": {"color": style["color"]},
-                     "opacity": 0.8, "width": width, "x": c, "xaxis": cell["x"],
-                     "y": np.array(dens, dtype=np.float64), "yaxis": cell["y"], "type": "bar"})
-        data.append({"hoverinfo": "skip", "line": {"color": "#111", "width": 2}, "mode": "lines", "x": grid,
-                     "xaxis": cell["x"], "y": pdf, "yaxis": cell["y"], "type": "scatter"})
-        cell["yaxis"].update({"rangemode": "tozero", "title": {"font": {"size": 14}, "text": y_title}})
-    cells[1]["xaxis"]["title"] = {"text": x_title}
-    return _finish({"data": data, "layout": _lesson_layout(title, 560, axes, notes)})  # bargap: bars have a width
-
-
-def variance_histograms(centers, density_raw, density_scaled, *, d_k: int, row_titles, x_title: str,
-                        y_title: str, title: str = "") -> go.Figure:
-    """Histograms (as densities) of q·k without and with ÷√d_k, stacked on one shared x axis, each with the
-    normal density it should follow drawn as a thin line: N(0, d_k) and N(0, 1).
-
-    Args:
-        centers: (b,) bin centres shared by both histograms; density_raw, density_scaled: (b,).
-        row_titles: two texts (without, with scaling), e.g. carrying the measured variances.
-    """
-    return _figure(variance_histograms_spec(centers, density_raw, density_scaled, d_k=d_k, row_titles=row_titles,
-                                            x_title=x_title, y_title=y_title, title=title))
-
-
-def _band_note(y: float, text: str, above: bool, xref: str, yref: str, size: int = 15) -> dict:
-    """A reference line's label in the band just above (or below) the line, at the left, on white: the bands above
-    and below the curves' possible values are kept free of curves and vertical lines, so nothing crosses it."""
-    return {"bgcolor": "rgba(255,255,255,0.85)", "font": {"color": "#444", "size": size}, "showarrow": False,
-            "text": text, "x": 0, "xanchor": "left", "xref": f"{xref} domain", "y": y,
-            "yanchor": "bottom" if above else "top", "yref": yref}
-
-
-def saturation_chart_spec(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, *, n_keys: int, current_dk: int,
-                          panel_titles, legend, x_title: str, ref_texts, title: str = "") -> dict:
-    """The figure of :func:`saturation_chart` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
-    x = np.array(d_ks, dtype=np.float64)  # a copy, as validation makes
-    axes, notes, cells = _subplot_grid(1, 2, spacing=0.09, titles=[escape(t) for t in panel_titles])
-    ln_n = float(np.log(n_keys))
-    data, shapes = [], []
-    # largest weight: 1/n (uniform) <= curves <= 1 (one-hot); entropy: 0 <= curves <= ln n. Each label sits in the
-    # band outside these bounds, on the side away from the curves; the current d_k line spans the bounds only.
-    panels = ((cells[0], (max_raw, max_scaled), ((1 / n_keys, "1/n", False), (1.0, "1", True)), (1 / n_keys, 1.0)),
-              (cells[1], (ent_raw, ent_scaled), ((ln_n, "ln n", True), (0.0, "0", False)), (0.0, ln_n)))
-    for cell, (raw, sc), refs, (low, high) in panels:
-        for ys, style, name in ((raw, UNSCALED_STYLE, legend[0]), (sc, SCALED_STYLE, legend[1])):
-            data.append({"hovertemplate": "d_k=%{x}: %{y:.3f}<extra>%{fullData.name}</extra>",
-                         "line": {"width": 4, **style}, "marker": {"color": style["color"], "size": 8},
-                         "mode": "lines+markers", "name": escape(name), "showlegend": cell is cells[0],
-                         "x": x, "xaxis": cell["x"], "y": np.array(ys, dtype=np.float64), "yaxis": cell["y"],
-                         "type": "scatter"})
-        for (y, value, above), template in zip(refs, ref_texts[:2]):
-            shapes.append(_hline(y, {"color": "#999", "dash": "dot", "width": 1.5}, cell["x"], cell["y"]))
-            notes.append(_band_note(y, escape(template.format(v=value)), above, cell["x"], cell["y"]))
-        # on a log axis a shape's x is the value itself, but an annotation's x would be its log10: the line gets no
-        # annotation; the legend names it instead
-        shapes.append({"line": {"color": ROLE_COLORS["Q"], "width": 3}, "type": "line", "x0": current_dk,
-                       "x1": current_dk, "xref": cell["x"], "y0": low, "y1": high, "yref": cell["y"]})
-        cell["xaxis"].update({"tickvals": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512], "title": {"text": x_title},
-                              "type": "log"})
-    data.append({"line": {"color": ROLE_COLORS["Q"], "width": 3}, "mode": "lines",
-                 "name": escape(ref_texts[2].format(d_k=current_dk)), "x": [None], "xaxis": "x", "y": [None],
-                 "yaxis": "y", "type": "scatter"})
-    cells[0]["yaxis"].update({"range": [-0.16, 1.16], "tickvals": [0, 0.2, 0.4, 0.6, 0.8, 1.0], "zeroline": False})
-    cells[1]["yaxis"].update({"range": [-0.2 * ln_n, ln_n * 1.2], "zeroline": False})
-    layout = _lesson_layout(title, 460, axes, notes)
-    layout.update({"showlegend": True, "legend": {"font": {"size": 16}, "orientation": "h", "x": 0, "y": -0.22},
-                   "shapes": shapes})
-    for note in layout["annotations"]:
-        if "bgcolor" in note:
-            note["font"]["size"] = 15
-    layout["margin"]["b"] = 110
-    return _finish({"data": data, "layout": layout})
-
-
-def saturation_chart(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, *, n_keys: int, current_dk: int,
-                     panel_titles, legend, x_title: str, ref_texts, title: str = "") -> go.Figure:
-    """Mean largest softmax weight (left) and mean entropy (right) over d_k, without (dashed) and with (solid)
-    ÷√d_k, on a log₂ d_k axis; a vertical line marks the current d_k.
-
-    Args:
-        d_ks: (g,); the four curves: (g,) each.
-        n_keys: n, for the reference lines: largest weight 1/n (uniform) and 1 (one-hot); entropy ln n and 0.
-        panel_titles: two texts; legend: (without, with); ref_texts: (uniform, one-hot, current d_k): the first two
-            hold "{v}", the line's value in each panel ("1/n", "1"; "ln n", "0"), so each panel labels its own
-            lines; the last may hold "{d_k}".
-    """
-    return _figure(saturation_chart_spec(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, n_keys=n_keys,
-                                         current_dk=current_dk, panel_titles=panel_titles, legend=legend,
-                                         x_title=x_title, ref_texts=ref_texts, title=title))
-
-
-def temperature_chart_spec(temperatures, weights, labels, *, current_T: float, marks=(), x_title: str,
-                           y_title: str, limit_texts, current_text: str = "T = {T}", title: str = "",
-                           width_px: float | None = None) -> dict:
-    """The figure of :func:`temperature_chart` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
-    Ts = np.array(temperatures, dtype=np.float64)  # a copy, as validation makes
-    W = np.asarray(weights, dtype=np.float64)
-    width = float(width_px or REF_COLUMN_PX)
-    n = W.shape[1]
-    names = [fit_line(x, width - 80, 16) for x in labels]
-    data = [{"hovertemplate": "T=%{x:.2f}: %{y:.1%}<extra>%{fullData.name}</extra>",
-             "line": {"color": KEY_SHADES[j % len(KEY_SHADES)], "dash": ("solid", "dash", "dot", "dashdot",
-                                                                         "longdash")[j % 5], "width": 4},
-             "mode": "lines", "name": names[j], "x": Ts, "y": W[:, j].copy(), "type": "scatter"}
-            for j in range(n)]
-    # the limits are named in the legend, not on the chart: every curve ends on the 1/n line, and the vertical
-    # lines may stand anywhere, so a label on the chart would be crossed
-    limits = ((1.0, {"color": "#777", "dash": "dashdot", "width": 2}, limit_texts[0]),
-              (1 / n, {"color": "#777", "dash": "dot", "width": 2}, limit_texts[1]))
-    shapes = [_hline(y, dict(line)) for y, line, _ in limits]
-    shapes.append(_vline(current_T, {"color": ROLE_COLORS["weights"], "width": 3}))
-    data.append({"line": {"color": ROLE_COLORS["weights"], "width": 3}, "mode": "lines",
-                 "name": escape(current_text.format(T=f"{current_T:g}")), "x": [None], "y": [None], "type": "scatter"})
-    for T, text in marks:
-        shapes.append(_vline(T, {"color": ROLE_COLORS["Q"], "dash": "dash", "width": 2}))
-        data.append({"line": {"color": ROLE_COLORS["Q"], "dash": "dash", "width": 2}, "mode": "lines",
-                     "name": escape(text), "x": [None], "y": [None], "type": "scatter"})
-    for _, line, text in limits:
-        data.append({"line": dict(line), "mode": "lines", "name": escape(text), "x": [None], "y": [None],
-                     "type": "scatter"})
-    axes = {"xaxis": {"tickvals": [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20], "title": {"text": x_title}, "type": "log"},
-            "yaxis": {"range": [-0.03, 1.08], "tickformat": ".0%", "title": {"text": y_title}}}
-    plot_h = 270
-    layout = _lesson_layout(title, 0, axes, (), width)
-    axis_px = 16 + 16 * LINE_EM + _X_TITLE_PX
-    legend, legend_px = legend_below([d["name"] for d in data], width, 16, axis_px, plot_h)
-    layout.update({"showlegend": True, "legend": legend, "shapes": shapes})
-    layout["margin"]["t"] -= 30  # no panel titles
-    layout["margin"]["b"] = int(axis_px + legend_px)
-    layout["height"] = int(layout["margin"]["t"] + plot_h + layout["margin"]["b"])
-    return _finish({"data": data, "layout": layout})
-
-
-def temperature_chart(temperatures, weights, labels, *, current_T: float, marks=(), x_title: str,
-                      y_title: str, limit_texts, current_text: str = "T = {T}", title: str = "",
-                      width_px: float | None = None) -> go.Figure:
-    """Each book's softmax(s / T) share as a line over T (log axis), with the two limits drawn as reference
-    lines named in the legend: T → 0 (argmax: the top score's share goes to 100%) and T → ∞ (uniform 1/n).
-
-    Args:
-        temperatures: (m,) increasing; weights: (m, n); labels: n titles.
-        current_T: a vertical line here, named in the legend by current_text ("{T}" = the value).
-        marks: (T, text) pairs for other vertical lines (e.g. T = √d_k), named in the legend.
-        limit_texts: (T → 0 text, T → ∞ text).
-        width_px: the chart's width at the reference window (the legend under the chart wraps at it).
-    """
-    return _figure(temperature_chart_spec(temperatures, weights, labels, current_T=current_T, marks=marks,
-                                          x_title=x_title, y_title=y_title, limit_texts=limit_texts,
-                                          current_text=current_text, title=title, width_px=width_px))
-
-
-def temperature_bars_spec(weights, labels, *, limit_zero, limit_inf, legend, title: str = "",
-                          width_px: float | None = None) -> dict:
-    """The figure of :func:`temperature_bars` (same arguments) as a plain dict {"data": [...], "layout": {...}}."""
-    width = float(width_px or REF_COLUMN_PX)
-    spec = bars_spec(weights, labels, title=title, percent=True, y_range=(0, 1.18), width_px=width)
-    bar = spec["data"][0]
-    bar["name"] = escape(legend[0])
-    slot = (width - 10 - _VALUE_AXIS_PX - 10) / max(len(bar["x"]), 1)
-    ticks, angle, depth = fit_tick_labels(labels, slot, size=16, wrap=2)
-    dotted = {"color": "#777", "dash": "dot", "width": 2}
-    spec["data"] += [
-        {"hovertemplate": "%{y:.0%}<extra>%{fullData.name}</extra>",
-         "marker": {"color": "#222", "line": {"color": "white", "width": 1}, "size": 16, "symbol": "diamond"},
-         "mode": "markers", "name": escape(legend[1]), "x": [i + 0.3 for i in bar["x"]],
-         "y": np.array(limit_zero, dtype=np.float64), "type": "scatter"},
-        {"line": dict(dotted), "mode": "lines", "name": escape(legend[2]), "x": [None], "y": [None], "type": "scatter"},
-    ]
-    layout = spec["layout"]
-    plot_h = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
-    axis_px = 16 + depth + 8
-    legend_d, legend_px = legend_below([d["name"] for d in spec["data"]], width, 15, axis_px, plot_h)
-    layout.update({"showlegend": True, "shapes": [_hline(float(np.mean(limit_inf)), dict(dotted))],
-                   "legend": legend_d})
-    layout["margin"]["b"] = int(axis_px + legend_px)
-    layout["height"] = int(layout["margin"]["t"] + plot_h + layout["margin"]["b"])
-    layout["font"]["size"] = 16
-    layout["xaxis"].update({"tickfont": {"size": 16}, "ticktext": ticks, "tickangle": angle})
-    return _finish(spec)
-
-
-def temperature_bars(weights, labels, *, limit_zero, limit_inf, legend, title: str = "",
-                     width_px: float | None = None) -> go.Figure:
-    """softmax(s / T) as percentage bars, with the T → 0 shares (argmax) as diamonds and the T → ∞ share (1/n)
-    as a dotted line on the same bars. A diamond stands just right of its bar, clear of the bar's label.
-
-    Args:
-        weights: (n,); limit_zero: (n,) the argmax limit; limit_inf: (n,) the uniform limit.
-        legend: (current T, T → 0, T → ∞) texts.
-        width_px: the chart's width at the reference window.
-    """
-    return _figure(temperature_bars_spec(weights, labels, limit_zero=limit_zero, limit_inf=limit_inf,
-                                         legend=legend, title=title, width_px=width_px))
+    return finish({"data": data, "layout": layout})

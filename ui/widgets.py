@@ -8,11 +8,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from attention_core.tokens import MAX_TOKENS, tokenize
 from lessons.cells import Refusal, parse_cell_text
 
 from . import drag
-from .draw import md_escape
+from .escape import markdown as md_escape
 from .i18n import t
+from .numbers import editable
 
 
 def chosen_option(value, options, format_func: Callable = str):
@@ -170,7 +172,7 @@ def matrix_editor(key: str, M: np.ndarray, row_labels: list[str], col_labels: li
     def refused(i, j, e):
         notify("cell_refused", dict(matrix=name, row=i + 1, col=j + 1, reason=t(f"reason.{e.code}", **e.args_)))
 
-    _grid(key, M, row_labels, col_labels, show=cell_text, read=parse_cell_text,
+    _grid(key, M, row_labels, col_labels, show=editable, read=parse_cell_text,
           column=lambda c: st.column_config.TextColumn(c, alignment="right"), commit=commit, on_refused=refused,
           current=current, on_dropped=_dropped_notice(notify, name, values=True))
 
@@ -186,11 +188,6 @@ def mask_editor(key: str, mask: np.ndarray, row_labels, col_labels, *, commit: C
     _grid(key, np.asarray(mask, dtype=bool), rows, cols, show=bool, read=bool,
           column=lambda c: st.column_config.CheckboxColumn(c), commit=commit, current=current,
           on_dropped=_dropped_notice(notify, name, values=False) if notify else None)
-
-
-def cell_text(v: float) -> str:
-    """How a grid shows a matrix value: up to 6 significant digits, no trailing zeros (0.5, 3, -1.25, 1e-07)."""
-    return f"{v:.6g}"
 
 
 # ---- one cell, one slider ----------------------------------------------------------------------------------------
@@ -288,6 +285,18 @@ def show_notices(notes, *, toast: bool = False) -> None:
         st.warning(text, icon=":material/warning:")
         if toast:
             st.toast(text, icon=":material/warning:", duration="long")
+
+
+def token_notices(text: str) -> None:
+    """What became of a typed sentence (any lesson's): cut at MAX_TOKENS (a warning), split into words by janome
+    (shown), repeated tokens (kept apart). Texts ``tokens.*``."""
+    tok = tokenize(text)
+    if tok.truncated:
+        st.warning(t("notice.too_many_tokens", n=tok.n_found, max=MAX_TOKENS), icon=":material/content_cut:")
+    if tok.splitter == "janome":
+        st.caption(t("tokens.split_janome", tokens=" / ".join(md_escape(x) for x in tok.tokens)))
+    if len(set(tok.tokens)) < len(tok.tokens):
+        st.caption(t("tokens.duplicates"))
 
 
 def share_panel(url: str | None, query: str, *, key: str) -> None:

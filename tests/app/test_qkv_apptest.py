@@ -184,14 +184,14 @@ def test_duplicate_tokens(qkv):
     s = state(qkv)
     assert s.tokens == ("犬", "が", "犬", "を", "見る") and s.n == 5
     assert s.mats["X"].shape == (5, 4)
-    assert JA["qkv.duplicates"] in texts(qkv.caption)
+    assert JA["tokens.duplicates"] in texts(qkv.caption)
     assert qkv.selectbox(key="qkv.query").options == ["1: 犬", "2: が", "3: 犬", "4: を", "5: 見る"]
 
 
 def test_janome_split_is_shown(qkv):
     ok(qkv.text_input(key="qkv.text").input("犬が歩く").run())
     assert state(qkv).tokens == ("犬", "が", "歩く")
-    assert JA["qkv.split_janome"].format(tokens="犬 / が / 歩く") in texts(qkv.caption)
+    assert JA["tokens.split_janome"].format(tokens="犬 / が / 歩く") in texts(qkv.caption)
 
 
 def test_empty_sentence(qkv):
@@ -229,7 +229,7 @@ def test_each_preset(qkv, preset):
 def test_school_preset_explains_uniform_weights(qkv):
     """Seed 004's matrices make every key [1,1], so weights are 25 % each; the page says so."""
     ok(qkv.selectbox(key="qkv.preset").set_value("school").run())
-    assert JA["qkv.note.same_keys"].format(key="[1, 1]", n=4, share="25.0") in texts(qkv.info)
+    assert JA["qkv.note.same_keys"].format(key="[1, 1]", n=4, share="25.0%") in texts(qkv.info)
 
 
 def test_direct_mode(qkv):
@@ -294,8 +294,8 @@ def test_query_selectbox(qkv):
 
 def markdown_table(md: str) -> dict[str, list[str]] | None:
     """A Markdown table's columns by header (cells unescaped), or None when ``md`` is not a table. The page's table
-    comes after the shared <style> (ui.draw.show_table) and its unbreakable cells hold word joiners and no-break
-    spaces (ui.draw.keep_together): read as the plain text they show."""
+    comes after the shared <style> (ui.text.show_table) and its unbreakable cells hold word joiners and no-break
+    spaces (ui.text.keep_together): read as the plain text they show."""
     md = re.sub(r"^<style>.*?</style>\s*", "", md.strip(), flags=re.S).replace("\u2060", "").replace("\u00a0", " ")
     lines = md.strip().splitlines()
     if len(lines) < 2 or not lines[0].startswith("|") or not set(lines[1]) <= set("|:- "):
@@ -474,7 +474,7 @@ def test_query_table_brackets_negative_factors_and_never_shows_a_tiny_exp_as_zer
     qkv.session_state["qkv:state"] = L.with_cell(state(qkv), "W_Q", 0, 0, 100.0)
     tbl = _query_table(ok(qkv.run()))
     tiny = math.exp(-207 / math.sqrt(5))
-    assert tiny < 1e-30  # not 0, far below what 3 decimals show: "<0.001" (ui.draw.prob), never "e" notation
+    assert tiny < 1e-30  # not 0, far below what 3 decimals show: "<0.001" (ui.numbers.prob), never "e" notation
     assert tbl[JA["qkv.tbl.exp"]][1:] == ["<0.001", "<0.001"]
     # weights 1 − (tiny + e^(−206/√5)) < 1 but within 1e-30 of it: ">99.9%", and the tiny two "<0.1%"
     assert tbl[JA["qkv.tbl.weight"]] == [">99.9%", "<0.1%", "<0.1%"]

@@ -4,7 +4,7 @@ widest link (16 tokens, the largest sizes), at a 1280×720 projector window and 
 Checked in the real browser, from the rendered page (not from the code that made it):
 - the main column never scrolls sideways, and nothing in it (formulas, tables, charts, widgets) ends past its right
   edge; a box that clips its content (a table that scrolls in its own box, a chart's SVG) counts as its own box;
-- a formula never needs a scroll bar: it wraps (ui.draw.formula), since a hidden scroll bar looks like a cut;
+- a formula never needs a scroll bar: it wraps (ui.text.formula), since a hidden scroll bar looks like a cut;
 - no widget shows its text cut off (a selectbox's choice, a button's label with "…");
 - the text of the page (outside charts and input fields) holds no "e" notation (8.7e−05) and no ASCII hyphen as
   a minus sign (−2.2, not -2.2).

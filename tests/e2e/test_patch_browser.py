@@ -3,7 +3,7 @@ own drawing of the new figure (same image pixels, same texts, same text colours,
 data must be the new one, and figures it cannot draw the same way must be refused (the caller then redraws with
 plotly).
 
-The figures are the lessons' own (ui.draw's heatmap builder: the weights' viridis scale with automatic text colours,
+The figures are the lessons' own (ui.charts' heatmap builder: the weights' viridis scale with automatic text colours,
 a diverging W matrix with rgb() stops and negative numbers, a value past the colour range, a highlighted row), served
 with plotly.js and the theme from the component's asset folder; no Streamlit server is needed.
 """
@@ -16,7 +16,7 @@ import mimetypes
 import numpy as np
 import pytest
 
-from ui import draw
+from ui import charts
 
 from .helpers import REPO_ROOT
 
@@ -87,7 +87,7 @@ def _figure(M, *, weights: bool = False, role: str | None = "W", highlight_row: 
     rows = tuple(f"r{i + 1}" for i in range(M.shape[0]))
     cols = tuple(f"c{j + 1}" for j in range(M.shape[1]))
     texts = ("title", "rows", "cols", "%{customdata[0]} · %{customdata[1]}: %{text}<extra></extra>")
-    return draw._heatmap_ready(M, rows, cols, texts, weights, None if weights else role, highlight_row, zmax)
+    return charts._heatmap_ready(M, rows, cols, texts, weights, None if weights else role, highlight_row, zmax)
 
 
 def _softmax_rows(S):
@@ -131,6 +131,9 @@ CASES = {
     "W 4×5, diverging scale with rgb() stops, negative numbers": (
         _figure(np.clip(rng.normal(size=(4, 5)), -1.9, 1.9), zmax=2.0),
         _figure(np.clip(rng.normal(size=(4, 5)), -1.9, 1.9), zmax=2.0)),
+    "weights 3×3 with bounds (<0.01, >0.99: a "<" or ">" that forms no tag)": (
+        _figure(_softmax_rows(np.array([[9.0, 0.0, 1.0], [0.5, 0.1, 0.2], [1.0, 1.0, 1.0]])), weights=True),
+        _figure(_softmax_rows(np.array([[40.0, 0.0, 1.0], [0.5, 0.1, 0.2], [0.0, 9.0, -9.0]])), weights=True)),
     "Q 6×2 with a value past the colour range (clamped colour)": (
         _figure(np.array([[0.5, -0.25]] * 6), role="Q", zmax=3.0),
         _figure(np.array([[0.5, -0.25]] * 5 + [[2.9, -2.99]]), role="Q", zmax=3.0)),

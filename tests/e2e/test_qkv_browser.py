@@ -161,9 +161,19 @@ def ticks(page, key: str, axis: str) -> list[str]:
 
 
 def two_decimals(v: float) -> str:
-    """How a heatmap writes an ordinary number: two decimals, a real minus sign, never "−0.00"."""
+    """How a heatmap writes an ordinary number: two decimals, a real minus sign, never "−0.00"; "0.00" only for
+    exactly 0, a nonzero number that rounds to it as its bound "<0.01" / ">−0.01" (the one number rule)."""
     s = f"{v:.2f}"
-    return ("0.00" if float(s) == 0 else s).replace("-", "−")
+    if float(s) == 0:
+        return "0.00" if v == 0 else ("<0.01" if v > 0 else ">−0.01")
+    return s.replace("-", "−")
+
+
+def weight_text(w: float) -> str:
+    """How the weights heatmap writes a softmax weight of finite scores, never exactly 0 or 1: "<0.01" for one that
+    rounds to 0.00, ">0.99" for one that rounds to 1.00."""
+    s = f"{w:.2f}"
+    return "<0.01" if s == "0.00" else ">0.99" if s == "1.00" else s
 
 
 def expected(M) -> list[str]:
@@ -182,7 +192,7 @@ def reference_weights(X, W_Q, W_K) -> np.ndarray:
 
 
 def weights_text(X, W_Q, W_K) -> list[str]:
-    return expected(reference_weights(X, W_Q, W_K))
+    return [weight_text(w) for w in reference_weights(X, W_Q, W_K).ravel()]
 
 
 def shown_matrix(page, key: str, shape: tuple[int, int]) -> np.ndarray:

@@ -141,7 +141,7 @@ def test_titles_values_and_query_are_shown_as_text(fresh):
     at.text_input(key="scaling.title.1").set_value("<b>**数学**</b>")
     rerun(at)
     s = shares(at)
-    # escaped by the one Markdown escaper of every page (ui.draw.md_escape: every ASCII punctuation character):
+    # escaped by the one Markdown escaper of every page (ui.escape.markdown: every ASCII punctuation character):
     # shown as typed, not bold, not HTML
     assert r"\<b\>\*\*数学\*\*\<\/b\> 27.9%" in s
     assert params(at)["t2"] == "<b>**数学**</b>"

@@ -1,4 +1,5 @@
-"""The scaling lesson's figure builders (ui/figures.py, appended functions), tested as plain functions.
+"""The scaling lesson's figure builders (lesson_pages/scaling_charts.py), tested as plain functions: each spec is
+read as a validated go.Figure.
 
 Numbers written on the figures are checked against hand arithmetic: shares of softmax([1, 0.25, -0.5]) are
 59.0 % / 27.9 % / 13.2 % (e^1 = 2.718282, e^0.25 = 1.284025, e^-0.5 = 0.606531, sum 4.608838); the normal
@@ -12,10 +13,15 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from lesson_pages import scaling_charts as SC
 from ui import figures as F
 
 W = [0.589798, 0.278600, 0.131602]
 LABELS = ["犬の図鑑", "<b>料理</b>", "犬の図鑑"]  # HTML must be shown as text; equal titles must not merge
+
+
+def figure(spec_builder, *args, **kwargs) -> go.Figure:
+    return go.Figure(spec_builder(*args, **kwargs))
 
 
 def bars_of(fig):
@@ -23,7 +29,8 @@ def bars_of(fig):
 
 
 def test_scaling_steps_three_panels_by_position():
-    fig = F.scaling_steps([8, 2, -4], [1, 0.25, -0.5], W, LABELS, panel_titles=("raw", "÷8", "shares"), title="T")
+    fig = figure(SC.scaling_steps_spec, [8, 2, -4], [1, 0.25, -0.5], W, LABELS, panel_titles=("raw", "÷8", "shares"),
+                 title="T")
     raw, scaled, shares = bars_of(fig)
     assert list(raw.x) == [0, 1, 2] and list(shares.x) == [0, 1, 2]  # by position: the two 犬の図鑑 stay apart
     assert list(raw.text) == ["8.00", "2.00", "−4.00"]
@@ -40,14 +47,14 @@ def test_scaling_steps_three_panels_by_position():
 
 
 def test_scaling_steps_range_grows_for_large_scores():
-    fig = F.scaling_steps([30, 0, 0], [30, 0, 0], [1, 0, 0], ["a", "b", "c"], panel_titles=("", "", ""))
+    fig = figure(SC.scaling_steps_spec, [30, 0, 0], [30, 0, 0], [1, 0, 0], ["a", "b", "c"], panel_titles=("", "", ""))
     assert fig.layout.yaxis.range[1] >= 30
 
 
 def test_value_mix_panels_and_output():
     V = np.array([[5, 1, 0], [1, 5, 0], [0, 0, 5]], dtype=float)
     z = np.array(W) @ V  # [3.227590, 1.982798, 0.658010]
-    fig = F.value_mix(V, W, z, LABELS, ["動物", "料理", "宇宙"], out_title="出力", share_text="× {p}")
+    fig = figure(SC.value_mix_spec, V, W, z, LABELS, ["動物", "料理", "宇宙"], out_title="出力", share_text="× {p}")
     b = bars_of(fig)
     assert len(b) == 4
     assert [d.marker.color for d in b] == [F.ROLE_COLORS["V"]] * 3 + [F.ROLE_COLORS["out"]]
@@ -60,8 +67,8 @@ def test_value_mix_panels_and_output():
 
 def test_variance_histograms_reference_curves():
     centers = np.linspace(-10, 10, 21)
-    fig = F.variance_histograms(centers, np.zeros(21), np.zeros(21), d_k=64, row_titles=("a", "b"), x_title="x",
-                                y_title="y")
+    fig = figure(SC.variance_histograms_spec, centers, np.zeros(21), np.zeros(21), d_k=64, row_titles=("a", "b"),
+                 x_title="x", y_title="y")
     lines = [d for d in fig.data if isinstance(d, go.Scatter)]
     assert len(bars_of(fig)) == 2 and len(lines) == 2
     assert max(lines[0].y) == pytest.approx(1 / math.sqrt(2 * math.pi * 64), rel=1e-3)  # 0.049868
@@ -71,9 +78,9 @@ def test_variance_histograms_reference_curves():
 
 def test_saturation_chart_reference_lines_and_current_dk():
     d = [1, 2, 4]
-    fig = F.saturation_chart(d, [0.3, 0.4, 0.5], [0.3, 0.31, 0.32], [1.8, 1.6, 1.2], [1.8, 1.79, 1.78], n_keys=8,
-                             current_dk=2, panel_titles=("max", "H"), legend=("without", "with"), x_title="d_k",
-                             ref_texts=("uniform", "one-hot", "now {d_k}"))
+    fig = figure(SC.saturation_chart_spec, d, [0.3, 0.4, 0.5], [0.3, 0.31, 0.32], [1.8, 1.6, 1.2], [1.8, 1.79, 1.78],
+                 n_keys=8, current_dk=2, panel_titles=("max", "H"), legend=("without", "with"), x_title="d_k",
+                 ref_texts=("uniform", "one-hot", "now {d_k}"))
     ys = sorted(round(s.y0, 6) for s in fig.layout.shapes if s.type == "line" and s.y0 == s.y1)
     assert ys == sorted([0.125, 1.0, round(math.log(8), 6), 0.0])  # 1/n, 1, ln n, 0
     xs = [s.x0 for s in fig.layout.shapes if s.x0 == s.x1 and s.type == "line"]
@@ -86,8 +93,8 @@ def test_saturation_chart_reference_lines_and_current_dk():
 def test_temperature_chart_and_bars():
     Ts = np.array([0.1, 1.0, 10.0])
     Wt = np.array([[1.0, 0.0, 0.0], [0.66, 0.24, 0.10], [0.37, 0.33, 0.30]])
-    fig = F.temperature_chart(Ts, Wt, LABELS, current_T=1.0, marks=[(8.0, "√d_k")], x_title="T", y_title="w",
-                              limit_texts=("T→0", "T→∞"), current_text="T = {T}")
+    fig = figure(SC.temperature_chart_spec, Ts, Wt, LABELS, current_T=1.0, marks=[(8.0, "√d_k")], x_title="T",
+                 y_title="w", limit_texts=("T→0", "T→∞"), current_text="T = {T}")
     lines = [d for d in fig.data if isinstance(d, go.Scatter) and d.x[0] is not None]
     assert len(lines) == 3 and lines[1].name == "&lt;b&gt;料理&lt;/b&gt;"
     hl = sorted(round(s.y0, 6) for s in fig.layout.shapes if s.y0 == s.y1)
@@ -98,8 +105,8 @@ def test_temperature_chart_and_bars():
     assert [F.text_lines(d.name)[0] for d in fig.data if d.x[0] is None] == ["T = 1", "√d_k", "T→0", "T→∞"]
     assert not [a for a in fig.layout.annotations]
 
-    fb = F.temperature_bars([0.659001, 0.242433, 0.098566], LABELS, limit_zero=[1, 0, 0], limit_inf=[1 / 3] * 3,
-                            legend=("now", "T→0", "T→∞"))
+    fb = figure(SC.temperature_bars_spec, [0.659001, 0.242433, 0.098566], LABELS, limit_zero=[1, 0, 0],
+                limit_inf=[1 / 3] * 3, legend=("now", "T→0", "T→∞"))
     assert list(fb.data[0].text) == ["65.9%", "24.2%", "9.9%"]
     assert list(fb.data[1].y) == [1, 0, 0]
     assert [round(s.y0, 6) for s in fb.layout.shapes] == [round(1 / 3, 6)]

@@ -2,8 +2,8 @@
 weight that only rounds there (a new-user trial saw "0.0%" on a bar next to "<0.1%" in the table)."""
 from __future__ import annotations
 
-from ui import draw
 from ui import figures as F
+from ui import numbers
 
 
 def test_bar_labels_use_the_rule():
@@ -15,4 +15,6 @@ def test_bar_labels_use_the_rule():
 
 
 def test_pages_and_charts_share_one_rule():
-    assert draw.percent is F.percent
+    """The charts' labels are ui.numbers' (the one module for numbers on screen); figures keeps no copy."""
+    assert F.chart_percent is numbers.chart_percent and F.chart_num is numbers.chart_num
+    assert not hasattr(F, "percent") and not hasattr(F, "fmt_num") and not hasattr(F, "cell_text")

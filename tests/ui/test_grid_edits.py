@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from lessons.cells import parse_cell_text
-from ui.widgets import _apply_edits, cell_text
+from ui.numbers import editable
+from ui.widgets import _apply_edits
 
 COLS = ["1", "2", "3"]
 BASE = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
@@ -34,10 +35,15 @@ def test_edits_outside_the_matrix_are_ignored():
     assert refused == []
 
 
-@pytest.mark.parametrize("v, text", [(0.5, "0.5"), (3.0, "3"), (-1.25, "-1.25"), (1e-7, "1e-07"), (1000.0, "1000"),
-                                     (0.123456789, "0.123457"), (0.0, "0")])
-def test_cell_text(v, text):
-    assert cell_text(v) == text
+# The grid's text by the one number rule (ui.numbers.editable): 6 significant digits, "−" (U+2212), never "e"
+# notation (1e-07 was shown before), never "−0"; parse_cell_text reads each text back as its value.
+@pytest.mark.parametrize("v, text", [(0.5, "0.5"), (3.0, "3"), (-1.25, "\u22121.25"), (1e-7, "0.0000001"),
+                                     (1000.0, "1000"), (0.123456789, "0.123457"), (0.0, "0"), (-0.0, "0"),
+                                     (-1000.0, "\u22121000"), (2.5e-13, "<0.000000000001")])
+def test_grid_text(v, text):
+    assert editable(v) == text
+    if not text.startswith("<"):
+        assert parse_cell_text(text) == float(f"{v:.6g}")
 
 
 def test_a_refused_edit_keeps_the_cells_last_accepted_value_not_the_grids_base(monkeypatch):

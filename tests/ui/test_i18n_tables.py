@@ -273,7 +273,7 @@ def shown_args(code: str, args: frozenset[str]) -> set[str]:
 def heatmap_names() -> set[str]:
     names = set(L.ROW_MATRICES) | {"W_Q", "W_K", "W_V"} | {"Q_out", "K_out", "V_out"}
     names |= {"scores", "scaled", "weights", "out"}
-    # every literal name passed to draw.show_heatmap must be among them
+    # every literal name passed to charts.show_heatmap must be among them
     for path in SOURCES:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)

@@ -1,9 +1,9 @@
-"""ui.draw.markdown_table: the query's arithmetic table, with tokens that try to break Markdown."""
+"""ui.text.markdown_table: the query's arithmetic table, with tokens that try to break Markdown."""
 from __future__ import annotations
 
 import re
 
-from ui.draw import markdown_table
+from ui.text import markdown_table
 
 
 def _parse(md: str) -> list[list[str]]:
@@ -26,7 +26,7 @@ def test_shape_alignment_and_hostile_cells_survive():
 
 
 def test_md_escape_escapes_every_markdown_character_and_nothing_else():
-    from ui.draw import md_escape
+    from ui.escape import markdown as md_escape
 
     special = "\\`*_{}[]()#+-.!|<>~$&:'\"=/%^@;,?"
     # a word joiner (U+2060, invisible) after ':' and '@' breaks bare URLs, e-mail addresses and :codes: (ui.escape)

@@ -99,11 +99,11 @@ def test_apptest_runs_do_not_pause(monkeypatch):
 def _ready(M, **kw):
     import numpy as np
 
-    from ui import draw
+    from ui import charts
     from ui import figures as F
 
     toks = ["犬", "が", "歩く", "犬"][: np.shape(M)[0]]
-    return draw._ready(F.heatmap_spec(np.asarray(M, dtype=float), toks, [str(j + 1) for j in range(np.shape(M)[1])],
+    return charts._ready(F.heatmap_spec(np.asarray(M, dtype=float), toks, [str(j + 1) for j in range(np.shape(M)[1])],
                                       title="T", rounded_note="r", **kw))
 
 
@@ -128,11 +128,11 @@ def test_compact_labels_decode_to_the_figure_plotly_would_get(case):
 def test_compact_labels_make_a_16_token_heatmap_much_smaller(monkeypatch):
     import numpy as np
 
-    from ui import draw
+    from ui import charts
     from ui import figures as F
 
     toks = [f"t{k}" for k in range(16)]
-    ready = draw._ready(F.heatmap_spec(np.random.default_rng(0).normal(size=(16, 16)), toks, toks, width_px=700))
+    ready = charts._ready(F.heatmap_spec(np.random.default_rng(0).normal(size=(16, 16)), toks, toks, width_px=700))
     sent = len(plot_component.payload(ready, {}))
     monkeypatch.setattr(plot_component, "compact_trace", lambda trace: trace)
     whole = len(plot_component.payload(ready, {}))

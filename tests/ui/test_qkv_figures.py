@@ -1,4 +1,5 @@
-"""ui/figures.py builders, as plain functions (AppTest has no plotly accessor): cases K09–K11.
+"""ui/figures.py builders, as plain functions (AppTest has no plotly accessor): cases K09–K11. Each spec is read
+as a validated go.Figure (attribute access; validation changes nothing: tests/ui/test_figure_specs.py).
 
 - K10: row 0 is the top row (y axis reversed), cells placed by position 0..n-1, labels only as tick text;
 - K09: duplicate tokens give 5 ticks, never merged;
@@ -14,15 +15,29 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ui import figures as F
+from ui import numbers
 
 ROOT = Path(__file__).resolve().parents[2]
 MINUS = "\u2212"
 K09 = ["犬", "が", "犬", "を", "見る"]
+
+
+def heatmap(*args, **kwargs) -> go.Figure:
+    return go.Figure(F.heatmap_spec(*args, **kwargs))
+
+
+def bars(*args, **kwargs) -> go.Figure:
+    return go.Figure(F.bars_spec(*args, **kwargs))
+
+
+def vector_mix(*args, **kwargs) -> go.Figure:
+    return go.Figure(F.vector_mix_spec(*args, **kwargs))
 
 
 def luminance(color: str) -> float:
@@ -43,7 +58,7 @@ def luminance(color: str) -> float:
 # -------------------------------------------------------------------------------------------- orientation
 def test_row_zero_on_top_and_cells_by_position():
     M = np.arange(6, dtype=float).reshape(2, 3)
-    fig = F.heatmap(M, ["r0", "r1"], ["c0", "c1", "c2"])
+    fig = heatmap(M, ["r0", "r1"], ["c0", "c1", "c2"])
     h = fig.data[0]
     assert fig.layout.yaxis.autorange == "reversed"
     assert list(h.x) == [0, 1, 2]
@@ -56,7 +71,7 @@ def test_row_zero_on_top_and_cells_by_position():
 
 
 def test_axis_titles_are_passed_through():
-    fig = F.heatmap(np.eye(2), ["a", "b"], ["a", "b"], row_title="query", col_title="key", title="T")
+    fig = heatmap(np.eye(2), ["a", "b"], ["a", "b"], row_title="query", col_title="key", title="T")
     assert fig.layout.yaxis.title.text == "query"
     assert fig.layout.xaxis.title.text == "key"
     assert "T" in fig.layout.title.text
@@ -64,7 +79,7 @@ def test_axis_titles_are_passed_through():
 
 def test_k09_duplicates_are_not_merged():
     W = np.full((5, 5), 0.2)
-    fig = F.heatmap(W, K09, K09, weights=True)
+    fig = heatmap(W, K09, K09, weights=True)
     h = fig.data[0]
     assert list(h.x) == [0, 1, 2, 3, 4] and list(h.y) == [0, 1, 2, 3, 4]
     assert list(fig.layout.xaxis.ticktext) == K09
@@ -84,7 +99,7 @@ def test_hover_names_number_repeated_labels_only():
 
 
 def test_bars_k09_duplicates_by_position():
-    fig = F.bars([0.1, 0.2, 0.3, 0.2, 0.2], K09)
+    fig = bars([0.1, 0.2, 0.3, 0.2, 0.2], K09)
     b = fig.data[0]
     assert list(b.x) == [0, 1, 2, 3, 4]
     assert list(fig.layout.xaxis.ticktext) == K09
@@ -92,7 +107,7 @@ def test_bars_k09_duplicates_by_position():
 
 # ---------------------------------------------------------------------------------------------- colours
 def test_weights_scale_is_sequential_and_fixed():
-    fig = F.heatmap(np.array([[0.2, 0.3], [0.4, 0.5]]), ["a", "b"], ["a", "b"], weights=True)
+    fig = heatmap(np.array([[0.2, 0.3], [0.4, 0.5]]), ["a", "b"], ["a", "b"], weights=True)
     h = fig.data[0]
     assert h.zmin == 0 and h.zmax == 1
     assert h.zmid is None
@@ -101,13 +116,13 @@ def test_weights_scale_is_sequential_and_fixed():
 
 
 def test_weights_scale_does_not_follow_the_data():
-    a = F.heatmap(np.array([[0.01, 0.02]]), ["q"], ["a", "b"], weights=True).data[0]
+    a = heatmap(np.array([[0.01, 0.02]]), ["q"], ["a", "b"], weights=True).data[0]
     assert (a.zmin, a.zmax) == (0, 1)
 
 
 def test_diverging_scale_centred_and_symmetric():
     M = np.array([[1.0, -3.0], [2.0, 0.5]])
-    h = F.heatmap(M, ["a", "b"], ["a", "b"]).data[0]
+    h = heatmap(M, ["a", "b"], ["a", "b"]).data[0]
     assert h.zmid == 0
     assert h.zmax == 3.0 and h.zmin == -3.0  # ±max|M| = ±3
     stops = [c for _, c in h.colorscale]
@@ -118,45 +133,45 @@ def test_diverging_scale_centred_and_symmetric():
 
 
 def test_diverging_scale_all_positive_still_symmetric():
-    h = F.heatmap(np.array([[1.0, 4.0]]), ["a"], ["a", "b"]).data[0]
+    h = heatmap(np.array([[1.0, 4.0]]), ["a"], ["a", "b"]).data[0]
     assert (h.zmin, h.zmax, h.zmid) == (-4.0, 4.0, 0)
 
 
 def test_diverging_with_explicit_zmax_and_all_zero():
-    h = F.heatmap(np.array([[1.0, 4.0]]), ["a"], ["a", "b"], zmax=10).data[0]
+    h = heatmap(np.array([[1.0, 4.0]]), ["a"], ["a", "b"], zmax=10).data[0]
     assert (h.zmin, h.zmax) == (-10, 10)
-    h = F.heatmap(np.zeros((2, 2)), ["a", "b"], ["a", "b"]).data[0]
+    h = heatmap(np.zeros((2, 2)), ["a", "b"], ["a", "b"]).data[0]
     assert h.zmin == -h.zmax and h.zmax > 0
 
 
 # ------------------------------------------------------------------------------------------- escaping
 def test_token_html_is_escaped():
-    fig = F.heatmap(np.eye(2), ["<b>x</b>", "a&b"], ["<i>", "y"])
+    fig = heatmap(np.eye(2), ["<b>x</b>", "a&b"], ["<i>", "y"])
     assert list(fig.layout.yaxis.ticktext) == ["&lt;b&gt;x&lt;/b&gt;", "a&amp;b"]
     assert list(fig.layout.xaxis.ticktext) == ["&lt;i&gt;", "y"]
     assert "<b>x</b>" not in str(fig.data[0].customdata)
-    fig = F.bars([0.5, 0.5], ["<b>x</b>", "y"])
+    fig = bars([0.5, 0.5], ["<b>x</b>", "y"])
     assert list(fig.layout.xaxis.ticktext)[0] == "&lt;b&gt;x&lt;/b&gt;"
 
 
 # ----------------------------------------------------------------------------------------- cell texts
 def test_cell_texts_are_formatted_values():
     M = np.array([[0.12345, -2.5], [1234.5, -0.001]])
-    fig = F.heatmap(M, ["a", "b"], ["c", "d"])
-    # by hand: 2 decimals, a real minus sign, no negative zero
-    assert [list(r) for r in fig.data[0].text] == [["0.12", MINUS + "2.50"], ["1234.50", "0.00"]]
+    fig = heatmap(M, ["a", "b"], ["c", "d"])
+    # by hand: 2 decimals, a real minus sign, no negative zero; −0.001 is not 0 but rounds to it: its bound
+    assert [list(r) for r in fig.data[0].text] == [["0.12", MINUS + "2.50"], ["1234.50", ">" + MINUS + "0.01"]]
     assert fig.data[0].texttemplate == "%{text}"
 
 
 def test_dog_weights_cell_texts():
     # 犬's weights in the 「犬が歩く」 lesson, by hand: [0.956202, 0.017082, 0.026716]
-    fig = F.heatmap(np.array([[0.956202, 0.017082, 0.026716]]), ["犬"], ["犬", "が", "歩く"], weights=True)
+    fig = heatmap(np.array([[0.956202, 0.017082, 0.026716]]), ["犬"], ["犬", "が", "歩く"], weights=True)
     assert list(fig.data[0].text[0]) == ["0.96", "0.02", "0.03"]
 
 
 def test_minus_infinity_cell():
     M = np.array([[1.0, -np.inf], [0.5, 2.0]])
-    grey, h = F.heatmap(M, ["a", "b"], ["a", "b"]).data  # masked cells: a grey trace under the numbers
+    grey, h = heatmap(M, ["a", "b"], ["a", "b"]).data  # masked cells: a grey trace under the numbers
     assert grey.text[0][1] == MINUS + "∞" and h.text[0][1] == ""
     assert [[v == 1.0 for v in row] for row in np.nan_to_num(np.asarray(grey.z, dtype=float))] == [[False, True],
                                                                                                    [False, False]]
@@ -168,31 +183,31 @@ def test_minus_infinity_cell():
 
 
 def test_highlight_row_frame():
-    fig = F.heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"], highlight_row=1)
+    fig = heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"], highlight_row=1)
     (shape,) = fig.layout.shapes
     assert (shape.y0, shape.y1) == (0.5, 1.5)
     assert (shape.x0, shape.x1) == (-0.5, 2.5)
-    assert F.heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"], highlight_row=7).layout.shapes == ()
+    assert heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"], highlight_row=7).layout.shapes == ()
 
 
 def test_bars_percent_texts():
-    fig = F.bars([0.956202, 0.017082, 0.026716], ["犬", "が", "歩く"], percent=True)
+    fig = bars([0.956202, 0.017082, 0.026716], ["犬", "が", "歩く"], percent=True)
     assert list(fig.data[0].text) == ["95.6%", "1.7%", "2.7%"]
     assert fig.layout.yaxis.tickformat == ".0%"
-    fig = F.bars([0.25, 0.25, 0.25, 0.25], list("abcd"), percent=True)
+    fig = bars([0.25, 0.25, 0.25, 0.25], list("abcd"), percent=True)
     assert list(fig.data[0].text) == ["25.0%"] * 4
 
 
 def test_bars_plain_texts():
-    fig = F.bars([1.5, -0.004, -2.0], ["a", "b", "c"])
-    assert list(fig.data[0].text) == ["1.50", "0.00", MINUS + "2.00"]
+    fig = bars([1.5, -0.004, -2.0], ["a", "b", "c"])
+    assert list(fig.data[0].text) == ["1.50", ">" + MINUS + "0.01", MINUS + "2.00"]  # −0.004: not 0, its bound
 
 
 def test_vector_mix_groups():
     V = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     w = np.array([0.5, 0.25, 0.25])
     out = w @ V  # [0.75, 0.5]
-    fig = F.vector_mix(V, w, out, ["犬", "<b>", "犬"], out_label="z", dim_title="dim")
+    fig = vector_mix(V, w, out, ["犬", "<b>", "犬"], out_label="z", dim_title="dim")
     assert len(fig.data) == 4
     np.testing.assert_allclose(fig.data[0].y, [0.5, 0.0])
     np.testing.assert_allclose(fig.data[3].y, [0.75, 0.5])
@@ -200,25 +215,34 @@ def test_vector_mix_groups():
     assert fig.data[0].name.startswith("50.0%") and "&lt;b&gt;" in fig.data[1].name
 
 
-# --------------------------------------------------------------------------------------------- fmt_num
+# ----------------------------------------------------------------------- a chart's value labels (ui.numbers.chart_num)
 @pytest.mark.parametrize("v, want", [
-    (0.0, "0.00"), (-0.0, "0.00"), (-0.004, "0.00"), (-0.0049, "0.00"), (0.004, "0.00"), (-0.006, MINUS + "0.01"),
-    (1.0, "1.00"), (-1.0, MINUS + "1.00"), (2 / 3, "0.67"), (9999.99, "9999.99"), (12345.6, "1.23e+04"),
-    (float("-inf"), MINUS + "∞"), (float("inf"), "∞"), (float("nan"), "NaN"),
+    (0.0, "0.00"), (-0.0, "0.00"), (-0.004, ">" + MINUS + "0.01"), (-0.0049, ">" + MINUS + "0.01"),
+    (0.004, "<0.01"), (0.005001, "0.01"), (-0.006, MINUS + "0.01"), (1.0, "1.00"), (-1.0, MINUS + "1.00"),
+    (2 / 3, "0.67"), (9999.99, "9999.99"), (9999.996, "1.00×10⁴"), (12345.6, "1.23×10⁴"),
+    (-12345.6, MINUS + "1.23×10⁴"), (float("-inf"), MINUS + "∞"), (float("inf"), "∞"), (float("nan"), "NaN"),
 ])
-def test_fmt_num_by_hand(v, want):
-    assert F.fmt_num(v) == want
+def test_chart_num_by_hand(v, want):
+    assert numbers.chart_num(v) == want
+
+
+SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
-def test_fmt_num_never_negative_zero_and_close(v):
-    s = F.fmt_num(v)
-    assert s not in ("-0.00", MINUS + "0.00")
+def test_chart_num_never_negative_zero_and_close(v):
+    s = numbers.chart_num(v)
+    assert s not in ("-0.00", MINUS + "0.00") and "e" not in s
     assert not re.fullmatch(r"[-\u2212]0\.0+", s)
-    back = float(s.replace(MINUS, "-"))
-    if abs(v) > 1e300:  # "1.80e+308" is the right text for 1.795e308, though it parses back to inf
+    if s in ("<0.01", ">" + MINUS + "0.01"):  # a nonzero value too small for 2 decimals
+        assert v != 0 and abs(v) < 0.005 and (v > 0) == (s[0] == "<")
         return
+    assert s != "0.00" or v == 0
+    if abs(v) > 1e300:  # "1.80×10³⁰⁸" is the right text for 1.795e308, though it reads back as inf
+        return
+    mantissa, _, power = s.replace(MINUS, "-").partition("×10")
+    back = float(mantissa) * 10.0 ** int(power.translate(SUPER) or 0)
     if abs(v) < 1e4:
         assert abs(back - v) <= 0.005 + 1e-9
     else:

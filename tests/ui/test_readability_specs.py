@@ -15,9 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lessons
+from lesson_pages import scaling_charts as SC
 from lessons import masks, qkv
 from lessons.ranges import nice_ceiling, of_arrays
 from ui import figures as F
+from ui import numbers
 
 MINUS = "\u2212"
 TOKENS16 = "猫 が 魚 を 食べる 犬 は 公園 で 走る 鳥 が 空 を 飛ぶ 魚".split()
@@ -28,31 +30,36 @@ WIDE = (-19.34, 100.0, 12345.6, -0.04, 9.99)  # the widest numbers a lesson writ
 # ------------------------------------------------------------------------------------------------ cell numbers
 @pytest.mark.parametrize("v, sig, want", [
     (19.34, None, "19.34"), (19.34, 3, "19.3"), (19.34, 2, "19"), (-19.34, 3, MINUS + "19.3"), (0.96, 2, "0.96"),
-    (0.96, 3, "0.96"), (100.0, 3, "100"), (999.9, 3, "1000"), (-0.004, 3, "0.00"), (0.0, 2, "0.00"),
+    (0.96, 3, "0.96"), (100.0, 3, "100"), (999.9, 3, "1000"), (-0.004, 3, ">" + MINUS + "0.01"), (0.004, None, "<0.01"),
+    (0.0, 2, "0.00"),
     (1.234, 2, "1.2"), (12345.6, None, "1.23<br>×10⁴"), (-9.996e6, None, MINUS + "1.00<br>×10⁷"),
     (4.1e15, 2, "4.1<br>×10¹⁵"), (float("-inf"), None, MINUS + "∞"), (float("inf"), 3, "∞"),
 ])
 def test_cell_text_by_hand(v, sig, want):
-    assert F.cell_text(v, sig) == want
+    assert numbers.cell(v, sig) == want
 
 
 def test_the_last_style_writes_thousands_over_a_power_of_ten():
-    assert F.cell_text(-7000.0, *F.CELL_STYLES[-1]) == MINUS + "7.0<br>×10³"
-    assert F.cell_text(999.0, *F.CELL_STYLES[-1]) == "999"  # the whole part is never cut
+    assert numbers.cell(-7000.0, *numbers.CELL_STYLES[-1]) == MINUS + "7.0<br>×10³"
+    assert numbers.cell(999.0, *numbers.CELL_STYLES[-1]) == "999"  # the whole part is never cut
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.floats(min_value=-1e17, max_value=1e17, allow_nan=False), st.sampled_from(F.CELL_STYLES))
+@given(st.floats(min_value=-1e17, max_value=1e17, allow_nan=False), st.sampled_from(numbers.CELL_STYLES))
 def test_cell_text_is_the_number_rounded(v, style):
     """Shortened is never wrong: the text reads back as v rounded at its last digit."""
-    s = F.cell_text(v, *style).replace(MINUS, "-")
+    s = numbers.cell(v, *style).replace(MINUS, "-")
     assert s not in ("-0", "-0.0", "-0.00")
+    if s in ("<0.01", ">-0.01"):  # not 0, too small for the cell's 2 decimals: its bound (ui.numbers)
+        assert v != 0 and abs(v) < 0.005 and (v > 0) == (s[0] == "<")
+        return
+    assert float(s.split("<br>")[0]) != 0 or v == 0  # "0.00" only for exactly 0
     if "<br>" in s:
         mantissa, power = s.split("<br>×10")
         e = int(power.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")))
         digits = len(mantissa.split(".")[1]) if "." in mantissa else 0
         assert abs(float(mantissa) * 10.0**e - v) <= 0.5 * 10.0 ** (e - digits) * (1 + 1e-9)
-        assert abs(v) >= style[1] * (1 - 1e-12)
+        assert abs(v) >= style[1] - 0.005  # from the size at which the rounded number reaches it
     else:
         digits = len(s.split(".")[1]) if "." in s else 0
         assert abs(float(s) - v) <= 0.5 * 10.0**-digits + 1e-9  # so the whole part is never cut
@@ -131,10 +138,10 @@ def test_numbers_are_shortened_only_when_they_cannot_fit_and_it_is_said():
     small = _spec(np.full((16, 16), 0.5), toks, toks, F.REF_COLUMN_PX, zmax=1.0)
     assert small["data"][-1]["text"][0][0] == "0.50" and "subtitle" not in small["layout"]["title"]
     wide = _spec(np.full((16, 16), -19.34), toks, toks, 402, zmax=50.0)
-    assert wide["data"][-1]["text"][0][0] != F.cell_text(-19.34)  # shortened in a half column ...
+    assert wide["data"][-1]["text"][0][0] != numbers.cell(-19.34)  # shortened in a half column ...
     assert "rounded" in wide["layout"]["title"]["subtitle"]["text"]  # ... and said
     assert "%{customdata[2]}" in wide["data"][-1]["hovertemplate"]  # the hover keeps 2 decimals
-    assert wide["data"][-1]["customdata"][0][0][2] == F.cell_text(-19.34)
+    assert wide["data"][-1]["customdata"][0][0][2] == numbers.cell(-19.34)
 
 
 @settings(max_examples=300, deadline=None)
@@ -154,10 +161,10 @@ def test_a_style_passed_over_could_not_have_fitted(r, c, scale, width, masked, s
 
     def texts_for(style):
         calls.append(style)
-        return [["" if v == -math.inf else F.cell_text(v, *style) for v in row] for row in values]
+        return [["" if v == -math.inf else numbers.cell(v, *style) for v in row] for row in values]
 
     def em_floor(style):
-        return max((F.text_px(F.cell_text(v, *style), 1.0) for v in probe), default=0.0)
+        return max((F.text_px(numbers.cell(v, *style), 1.0) for v in probe), default=0.0)
 
     kw = dict(width_px=width, row_title=row_title, col_title=True, colorbar_ticks=["−1", "0", "1"])
     full = F.grid_plan(texts_for, r, c, rows, cols, **kw)
@@ -174,11 +181,11 @@ def test_a_narrow_chart_writes_only_the_styles_it_can_use():
 
     def texts_for(style):
         calls.append(style)
-        return [[F.cell_text(v, *style) for v in row] for row in values]
+        return [[numbers.cell(v, *style) for v in row] for row in values]
 
     plan = F.grid_plan(texts_for, 16, 16, TOKENS16, [str(j) for j in range(16)], width_px=200, row_title=True,
-                       col_title=True, em_floor=lambda style: F.text_px(F.cell_text(-19.34, *style), 1.0))
-    assert calls == [F.CELL_STYLES[-1]] and not plan.fits
+                       col_title=True, em_floor=lambda style: F.text_px(numbers.cell(-19.34, *style), 1.0))
+    assert calls == [numbers.CELL_STYLES[-1]] and not plan.fits
 
 
 @pytest.mark.parametrize("n, width", [(3, 263), (5, 402), (8, 402), (8, 484), (16, 820)])
@@ -187,13 +194,13 @@ def test_need_says_where_two_decimals_fit(n, width):
     numbers keep 2 decimals at 14 px or more."""
     toks = TOKENS16[:n]
     M = np.full((n, n), -19.34)
-    texts = [[F.cell_text(v) for v in row] for row in M.tolist()]
+    texts = [[numbers.cell(v) for v in row] for row in M.tolist()]
     need = F.grid_need(texts, toks, toks, colorbar_top=20.0)
     spec = _spec(M, toks, toks, max(need, 1), zmax=20.0)
-    assert spec["data"][-1]["text"][0][0] == F.cell_text(-19.34)
+    assert spec["data"][-1]["text"][0][0] == numbers.cell(-19.34)
     assert _fits(spec) >= 14
     if need > width:
-        assert _spec(M, toks, toks, width, zmax=20.0)["data"][-1]["text"][0][0] != F.cell_text(-19.34)
+        assert _spec(M, toks, toks, width, zmax=20.0)["data"][-1]["text"][0][0] != numbers.cell(-19.34)
 
 
 def test_masks_fit_their_cells():
@@ -343,7 +350,7 @@ def _texts(spec):
 
 
 def test_the_radical_is_drawn_in_a_latin_font_everywhere():
-    spec = F.temperature_chart_spec(np.geomspace(0.05, 20, 10), np.full((10, 3), 1 / 3), ["a", "b", "c"],
+    spec = SC.temperature_chart_spec(np.geomspace(0.05, 20, 10), np.full((10, 3), 1 / 3), ["a", "b", "c"],
                                     current_T=1.0, marks=[(8.0, "T = √d_k")], x_title="T", y_title="w",
                                     limit_texts=("T → 0", "T → ∞"), title="÷√d_k")
     for text in _texts(spec):
@@ -351,7 +358,7 @@ def test_the_radical_is_drawn_in_a_latin_font_everywhere():
 
 
 def test_the_temperature_limits_are_named_in_the_legend_not_on_the_chart():
-    spec = F.temperature_chart_spec(np.geomspace(0.05, 20, 10), np.full((10, 3), 1 / 3), ["a", "b", "c"],
+    spec = SC.temperature_chart_spec(np.geomspace(0.05, 20, 10), np.full((10, 3), 1 / 3), ["a", "b", "c"],
                                     current_T=1.0, x_title="T", y_title="w", limit_texts=("T → 0 :", "T → ∞ :"),
                                     width_px=402)
     assert not spec["layout"].get("annotations")
@@ -363,7 +370,7 @@ def test_each_saturation_panel_labels_its_own_lines_out_of_the_curves_way():
     from attention_core import scaling as S
 
     cur = S.saturation_curves(S.SATURATION_DKS, 8, 50, 1)
-    spec = F.saturation_chart_spec(cur.d_ks, cur.max_raw, cur.max_scaled, cur.entropy_raw, cur.entropy_scaled,
+    spec = SC.saturation_chart_spec(cur.d_ks, cur.max_raw, cur.max_scaled, cur.entropy_raw, cur.entropy_scaled,
                                    n_keys=8, current_dk=1, panel_titles=("max", "entropy"), legend=("a", "b"),
                                    x_title="d_k", ref_texts=("uniform {v}", "one-hot {v}", "d_k = {d_k}"))
     notes = {(a["xref"], a["text"]): a for a in spec["layout"]["annotations"] if "bgcolor" in a}

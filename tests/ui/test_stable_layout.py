@@ -1,4 +1,4 @@
-"""A layout chosen with draw.chart_columns holds while a student moves numbers within the colour range: a chart that
+"""A layout chosen with charts.chart_columns holds while a student moves numbers within the colour range: a chart that
 moves to another column is a new element in the browser (blank until drawn again), so the need of a heatmap with a
 range depends on the range and the shape, not on today's numbers."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st_
 from hypothesis.extra.numpy import arrays
 
-from ui import draw
+from ui import charts
 
 SHAPES = st_.tuples(st_.integers(1, 16), st_.integers(1, 16))
 
@@ -19,14 +19,14 @@ SHAPES = st_.tuples(st_.integers(1, 16), st_.integers(1, 16))
 def test_need_within_the_range_does_not_follow_the_numbers(pair):
     a, b = pair
     rows, cols = [f"t{i}" for i in range(a.shape[0])], [str(j) for j in range(a.shape[1])]
-    assert draw.heatmap_need(a, rows, cols, zmax=5.0) == draw.heatmap_need(b, rows, cols, zmax=5.0)
+    assert charts.heatmap_need(a, rows, cols, zmax=5.0) == charts.heatmap_need(b, rows, cols, zmax=5.0)
 
 
 def test_need_with_a_range_is_at_least_that_of_the_numbers():
     M = np.array([[-19.34, 0.5], [100.0, 2.0]])
     rows = cols = ["a", "b"]
-    assert draw.heatmap_need(M, rows, cols, zmax=1.0) >= draw.heatmap_need(M, rows, cols)
-    assert draw.heatmap_need(M, rows, cols, zmax=1000.0) > draw.heatmap_need(M, rows, cols)
+    assert charts.heatmap_need(M, rows, cols, zmax=1.0) >= charts.heatmap_need(M, rows, cols)
+    assert charts.heatmap_need(M, rows, cols, zmax=1000.0) > charts.heatmap_need(M, rows, cols)
 
 
 def test_a_value_past_the_range_widens_the_need():
@@ -34,4 +34,4 @@ def test_a_value_past_the_range_widens_the_need():
     inside = np.array([[1.0, -2.0], [0.0, 2.5]])
     past = inside.copy()
     past[0, 0] = -250.0
-    assert draw.heatmap_need(past, rows, cols, zmax=2.5) > draw.heatmap_need(inside, rows, cols, zmax=2.5)
+    assert charts.heatmap_need(past, rows, cols, zmax=2.5) > charts.heatmap_need(inside, rows, cols, zmax=2.5)

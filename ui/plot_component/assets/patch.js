@@ -87,7 +87,12 @@ const contrast = (c) => {
   return ratio(l, WHITE) > ratio(l, LINE) ? "#fff" : "#444";
 };
 
-const PLAIN = /^[^<>&$\n]+$/;  // a cell text plotly writes as it is (no pseudo-HTML, no LaTeX, one line)
+// a cell text plotly writes as it is: one line, no entity, no LaTeX, and no pseudo-HTML tag; a lone "<" or ">" (the
+// bound of a number too small for the cell's digits: "<0.01", ">−0.01", ">0.99", ui/numbers.py) forms no tag, and
+// plotly writes it as it is
+const PLAIN = /^[^&$\n]+$/;
+const TAG = /<[^<>]*>/;
+const plain = (s) => typeof s === "string" && PLAIN.test(s) && !TAG.test(s);
 
 function usable(trace, rows, texts, custom) {
   if (trace.type !== "heatmap" || trace.zsmooth || trace.texttemplate !== "%{text}") return false;
@@ -97,7 +102,7 @@ function usable(trace, rows, texts, custom) {
   const n = rows[0].length;
   if (custom !== undefined && (!Array.isArray(custom) || custom.length !== rows.length)) return false;
   return rows.every((row, r) => row.length === n && row.every(Number.isFinite)
-    && Array.isArray(texts[r]) && texts[r].length === n && texts[r].every((s) => typeof s === "string" && PLAIN.test(s))
+    && Array.isArray(texts[r]) && texts[r].length === n && texts[r].every(plain)
     && (custom === undefined || (Array.isArray(custom[r]) && custom[r].length === n)));
 }
 
