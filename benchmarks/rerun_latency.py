@@ -156,7 +156,7 @@ def make_cases() -> list[Case]:
 
 def _charts(at) -> list[tuple[str | None, str | bytes]]:
     """Every plotly chart in the tree as (key, what it was sent): st.plotly_chart's spec (the minimal page) and the
-    in-place charts the lessons draw through ui.draw (ui.plot_component, a custom component, alone or in a row:
+    in-place charts the lessons draw through ui.charts (ui.plot_component, a custom component, alone or in a row:
     each chart's figure as sent)."""
     import json
 
