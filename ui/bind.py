@@ -18,7 +18,7 @@ import streamlit as st
 from lessons import link
 
 from . import drag
-from .draw import num
+from .numbers import num
 from .i18n import t
 from .runtime import Page
 from .widgets import chosen_option, sync

@@ -9,10 +9,6 @@ import streamlit as st
 from .figures import ROLE_COLORS
 from .i18n import t
 
-# ui/bind.py (not ours to edit in this change) imports num from here; it belongs to ui.numbers, and this line goes
-# once bind.py imports it from there
-from .numbers import num  # noqa: F401
-
 # The app's CSS, drawn once per run by app.py (page_style; the charts' own is written by ui/plot_component):
 # - a markdown table wider than its column (a phone, 16 tokens) scrolls inside its own box instead of running past
 #   the column's right edge; the step strip's boxes;
