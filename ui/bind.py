@@ -18,8 +18,8 @@ import streamlit as st
 from lessons import link
 
 from . import drag
-from .numbers import num
 from .i18n import t
+from .numbers import num
 from .runtime import Page
 from .widgets import chosen_option, sync
 
