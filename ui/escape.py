@@ -57,9 +57,11 @@ def markdown(s) -> str:
 
 
 # ---- KaTeX ------------------------------------------------------------------------------------------------------
-_TEX_SPECIAL = set("\\{}$&#^_%~`'\"-")
+_TEX_SPECIAL = set("\\{}$&#^_%~`'\"-:")
 """ASCII characters that TeX reads as commands, groups, math, comments or ligatures ('--' → –, '``' → “; '^' and
-'~' through \\^{} and \\~{} come out as the accents ˆ ˜): each is written by its code (``{\\char"XX}``)."""
+'~' through \\^{} and \\~{} come out as the accents ˆ ˜), and ':', with which Streamlit's Markdown reads an
+icon or colour code (":material/home:", ":red[x]") even inside $…$ (a new-user trial: \\text{:material_home:},
+a KaTeX error): each is written by its code (``{\\char"XX}``)."""
 # KaTeX (as bundled by Streamlit 1.67) refuses some characters inside \text{}: symbols it defines as math-only
 # functions or macros (∑ ∏ ∫ ≠ ∉ ≔ ⟦ ℋ ‼ …), private-use and unassigned code points, line separators, and a
 # combining mark with nothing to sit on. Such a character is written as \char"<hex>, which KaTeX draws as that very

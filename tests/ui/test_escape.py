@@ -162,3 +162,13 @@ def test_the_text_rule():
             assert e.code == "control"
         else:
             raise AssertionError(f"link.Text took {raw!r}")
+
+
+def test_latex_leaves_no_colon_for_streamlits_markdown_codes():
+    # Streamlit's Markdown reads ":material/home:" and ":red[x]" even inside $…$, before KaTeX sees the formula: the
+    # token ":material/home:" became \text{:material_home:} and a KaTeX error on /qkv (a new-user trial, issue 20).
+    from ui.escape import latex
+
+    for s in (":material/home:", ":red[R]", "a:b", ":smile:"):
+        out = latex(s)
+        assert ":" not in out and '{\\char"3A}' in out, out
