@@ -5,10 +5,10 @@ import numpy as np
 import streamlit as st
 
 from attention_core import scaling as scaling_math
-from lesson_pages import scaling_charts
 from lessons import scaling as lesson
 from ui import bind, charts, escape, numbers, runtime, text
 from ui.i18n import t
+from ui.lesson_charts import scaling as scaling_charts
 
 N_SAMPLES = 20_000  # q, k pairs in the variance lab
 N_DRAWS = 1_000  # rows per d_k in the saturation chart

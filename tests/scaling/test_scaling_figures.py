@@ -1,4 +1,4 @@
-"""The scaling lesson's figure builders (lesson_pages/scaling_charts.py), tested as plain functions: each spec is
+"""The scaling lesson's figure builders (ui/lesson_charts/scaling.py), tested as plain functions: each spec is
 read as a validated go.Figure.
 
 Numbers written on the figures are checked against hand arithmetic: shares of softmax([1, 0.25, -0.5]) are
@@ -13,8 +13,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from lesson_pages import scaling_charts as SC
 from ui import figures as F
+from ui.lesson_charts import scaling as SC
 
 W = [0.589798, 0.278600, 0.131602]
 LABELS = ["犬の図鑑", "<b>料理</b>", "犬の図鑑"]  # HTML must be shown as text; equal titles must not merge

@@ -1,4 +1,4 @@
-"""The figure builders (ui/figures.py, and the scaling lesson's lesson_pages/scaling_charts.py) write their figures as
+"""The figure builders (ui/figures.py, and the scaling lesson's ui/lesson_charts/scaling.py) write their figures as
 plain dicts and skip plotly's validation (it cost ~8 ms per heatmap on every rerun). These tests check that the dicts
 are already what validation would make of them: building the same figure with validation gives the same JSON, so what
 the browser gets is unchanged."""
@@ -14,9 +14,9 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
-from lesson_pages import scaling_charts as SC
 from ui import figures as F
 from ui import numbers
+from ui.lesson_charts import scaling as SC
 
 TOKS = ["犬", "<b>x</b>", "犬", "a&b"]
 

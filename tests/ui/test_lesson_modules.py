@@ -1,6 +1,6 @@
-"""lesson_pages/ holds the pages st.navigation runs and, next to a page, modules only that lesson uses (its own charts,
-lesson_pages/<key>_charts.py). A page never imports another page; such a module is not registered as a page, and
-like ui/figures.py it builds figure specs without Streamlit."""
+"""lesson_pages/ holds the pages st.navigation runs, and nothing imports a page; the charts only one lesson draws
+live in ui/lesson_charts/<key>.py, imported by that lesson's page only, and like ui/figures.py they build figure
+specs without Streamlit."""
 from __future__ import annotations
 
 import ast
@@ -31,15 +31,33 @@ def test_a_page_imports_no_other_page():
         assert not (_imported_lesson_pages(path) & PAGES), path
 
 
-def test_a_lesson_module_is_not_a_page_and_is_used_by_its_lesson_only():
-    modules = {p.name for p in (ROOT / "lesson_pages").glob("*.py")} - PAGES
-    assert "scaling_charts.py" in modules
+def _imported_lesson_charts(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "ui.lesson_charts":
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ui.lesson_charts."):
+            found.add(node.module.split(".")[2])
+    return found
+
+
+def test_nothing_imports_a_page():
+    for path in sorted(ROOT.rglob("*.py")):
+        if ".venv" not in path.parts and "lesson_pages" not in path.parts:
+            assert not (_imported_lesson_pages(path) & PAGES), path
+
+
+def test_a_lesson_chart_module_is_used_by_its_lesson_only():
+    modules = {p.stem for p in (ROOT / "ui" / "lesson_charts").glob("*.py")} - {"__init__"}
+    assert "scaling" in modules and modules <= {x.key for x in lessons.REGISTRY}
     for name in modules:
-        users = [p.name for p in (ROOT / "lesson_pages").glob("*.py") if name in _imported_lesson_pages(p)]
-        assert users == [name.split("_")[0] + ".py"], (name, users)
+        users = [p.name for p in sorted((ROOT / "lesson_pages").glob("*.py")) if name in _imported_lesson_charts(p)]
+        assert users == [name + ".py"], (name, users)
+        others = [p for p in sorted((ROOT / "ui").rglob("*.py")) if name in _imported_lesson_charts(p)]
+        assert others == [], (name, others)
 
 
 def test_the_scaling_charts_import_without_streamlit():
-    code = "import sys; import lesson_pages.scaling_charts; print('streamlit' in sys.modules)"
+    code = "import sys; import ui.lesson_charts.scaling; print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

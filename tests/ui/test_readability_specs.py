@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lessons
-from lesson_pages import scaling_charts as SC
 from lessons import masks, qkv
 from lessons.ranges import nice_ceiling, of_arrays
 from ui import figures as F
 from ui import numbers
+from ui.lesson_charts import scaling as SC
 
 MINUS = "\u2212"
 TOKENS16 = "猫 が 魚 を 食べる 犬 は 公園 で 走る 鳥 が 空 を 飛ぶ 魚".split()

@@ -1,7 +1,7 @@
 """The scaling lesson's own charts (lesson_pages/scaling.py draws them): raw scores → ÷√d_k → softmax shares, the
 three books' values mixed, the variance histograms, the saturation curves, and the temperature bars and curves.
 
-A module, not a page: it is not registered with st.navigation, and only the scaling page imports it. Written as specs
+Only the scaling page imports it (ui/lesson_charts/__init__.py). Written as specs
 like ui/figures.py's builders (each ``*_spec`` returns the plain dict in plotly's validated form, drawn with
 ui.charts.show_figure), from figures' shared pieces (titles, label fitting, legends). The subplot grids are those
 make_subplots would make (_subplot_grid), the reference lines those add_hline / add_vline would add (_hline, _vline).
