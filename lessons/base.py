@@ -71,6 +71,8 @@ class Lesson:
         text_fields: the names (widget key after ``<key>.``) of the page's text fields, all of them: the
             reliability suites type hostile texts into each (a lesson without one declares none and those suites
             say so); tests/contract/test_pages.py checks the declaration against the page.
+        n_tokens: state → how many tokens the state's sentence has (a page with none says "there are no tokens"
+            instead of naming the link values that point at a token); None: the lesson has no sentence.
         masked_rows_text: the text key the page shows when the lesson's masks leave a query row with no key
             (formatted with ``n``, the number of such rows, and ``rows``); required when the link has a
             :class:`~lessons.link.Mask` field (the contract tests check it), None otherwise.
@@ -90,6 +92,7 @@ class Lesson:
     cell_matrices: Callable[[object], tuple[str, ...]] | None = None
     transitions: Mapping[str, Transition] | None = None
     text_fields: tuple[str, ...] = ()
+    n_tokens: Callable[[object], int] | None = None
     masked_rows_text: str | None = None
 
     def __post_init__(self):

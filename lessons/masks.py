@@ -360,6 +360,7 @@ TRANSITIONS = {
 LESSON = Lesson(key="masks", icon=":material/visibility_off:", default_state=MasksState, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,
                 with_matrices=with_matrices, color_ranges=color_ranges, transitions=TRANSITIONS,
-                text_fields=("text", "text2"), masked_rows_text="masks.out.empty_rows")
+                text_fields=("text", "text2"), masked_rows_text="masks.out.empty_rows",
+                n_tokens=lambda s: len(tokens(s.text)))
 
 assert len(tokens(DEFAULT_TEXT)) <= MAX_TOKENS

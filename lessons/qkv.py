@@ -531,4 +531,4 @@ TRANSITIONS = {
 LESSON = Lesson(key="qkv", icon=":material/calculate:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,
                 color_ranges=color_ranges, cell_matrices=lambda s: active_matrices(s.mode), transitions=TRANSITIONS,
-                text_fields=("text",))
+                text_fields=("text",), n_tokens=lambda s: len(s.tokens))

@@ -74,6 +74,9 @@ def test_declaration(lesson):
         assert not np.isnan(a).any() and not np.isposinf(a).any(), name  # −∞ only for masked scores
     # what the registry-wide suites are told instead of guessing (Lesson.text_fields, Lesson.masked_rows_text)
     assert isinstance(lesson.text_fields, tuple) and len(set(lesson.text_fields)) == len(lesson.text_fields)
+    if lesson.n_tokens is not None:
+        n = lesson.n_tokens(default)
+        assert isinstance(n, int) and n > 0, "n_tokens: the default sentence has tokens"
     has_mask = any(isinstance(f, link.Mask) for f in (*lesson.link.fields, *lesson.link.matrices))
     assert bool(lesson.masked_rows_text) == has_mask, "masked_rows_text: declared exactly when the link has a Mask"
     for lang in LANGS if lesson.masked_rows_text else ():
