@@ -63,6 +63,11 @@ def merge_heads(H) -> np.ndarray:
     return H.transpose(1, 0, 2).reshape(n, h * d).copy()
 
 
+def _per_head(stage: str) -> cached_property:
+    """A derived stage of :class:`MultiHeadSteps`: field ``stage`` of every head's AttentionSteps, stacked to (h, …)."""
+    return cached_property(lambda self: np.stack([getattr(s, stage) for s in self.heads]))
+
+
 @dataclass(frozen=True)
 class MultiHeadSteps:
     """Every named stage of multi-head attention (sec. 3.2.2), float64.
@@ -120,21 +125,10 @@ class MultiHeadSteps:
     def V_heads(self) -> np.ndarray:
         return split_heads(self.V, self.n_heads)
 
-    @cached_property
-    def scores(self) -> np.ndarray:
-        return np.stack([s.scores for s in self.heads])
-
-    @cached_property
-    def scaled_scores(self) -> np.ndarray:
-        return np.stack([s.scaled_scores for s in self.heads])
-
-    @cached_property
-    def weights(self) -> np.ndarray:
-        return np.stack([s.weights for s in self.heads])
-
-    @cached_property
-    def head_outputs(self) -> np.ndarray:
-        return np.stack([s.output for s in self.heads])
+    scores = _per_head("scores")
+    scaled_scores = _per_head("scaled_scores")
+    weights = _per_head("weights")
+    head_outputs = _per_head("output")
 
     @property
     def fully_masked(self) -> np.ndarray:
