@@ -5,7 +5,10 @@ item 3 moved the seeded drawing into lessons/seeded.py and item 4 replaced ``qkv
 ``masks._fit_custom`` by one ``lessons.seeded.refit``), by calling :func:`produce` on every case of :data:`CASES`.
 They are not hand-computed and are not meant to be: they are the numbers a link shared before the refactor opens
 with, and a link must keep opening with the same numbers. The test below calls the same public functions today and
-demands the very same float64 values (exact equality, not closeness).
+demands the very same float64 values for everything drawn or edited (X, the W matrices, masks: exact equality), and
+agreement to 1e-12 for what is computed from them by a matrix product (Q, K, V, scores, weights...): the BLAS kernel
+OpenBLAS picks for the processor may round a sum of products in another order (CI's processor gave Q = -2.7 where
+the recording machine gave -2.6999999999999997), which is not a changed number on screen.
 
 Never re-record them to make this test pass: a difference means a shared link now shows other numbers.
 (``record`` refuses to overwrite the file.)
@@ -22,6 +25,8 @@ from lessons import masks, qkv
 
 FIXTURE = Path(__file__).parent / "fixtures" / "seeded_numbers.json"
 QKV_NAMES = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V")
+# Arrays drawn from the seed or edited, never a product (and every boolean mask): bit for bit on any processor.
+DRAWN = {"X", "W_Q", "W_K", "W_V", "custom", "custom_mask"}
 
 # (id, link values for qkv.from_link): sentence, d_model, d_k, d_v, seed, mode over each preset
 QKV_LINKS = [
@@ -175,7 +180,10 @@ def test_numbers_equal_the_old_codes(case):
         got = np.asarray(now[name])
         assert got.dtype == ref.dtype, (case, name)
         assert got.shape == ref.shape, (case, name)
-        np.testing.assert_array_equal(got, ref, err_msg=f"{case}: {name}")
+        if name in DRAWN or ref.dtype == bool:
+            np.testing.assert_array_equal(got, ref, err_msg=f"{case}: {name}")
+        else:
+            np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12, err_msg=f"{case}: {name}")
 
 
 if __name__ == "__main__":
