@@ -139,3 +139,4 @@ try:
     main()
 finally:  # also when a page stops the run (st.rerun, st.stop) or raises
     st.session_state[runtime.FRAME_RUNNING] = False
+runtime.freeze_heap()  # once per process: the cyclic collector stops walking what lives as long as the server

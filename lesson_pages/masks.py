@@ -32,7 +32,7 @@ def causal_section(page: runtime.Page) -> None:
     widgets.token_notices(state.text)
     steps = lesson.causal_steps(state)
     if steps is None:
-        st.info(t("qkv.no_tokens"), icon=":material/edit_note:")
+        st.info(t("tokens.no_tokens"), icon=":material/edit_note:")
         return
     draw.pipeline_strip(FLOW)
     toks = list(lesson.tokens(state.text))

@@ -249,7 +249,7 @@ def live_numbers(page: runtime.Page) -> None:
     state = page.state
     res = lesson.compute(state)
     if res is None:
-        st.info(t("qkv.no_tokens"), icon=":material/edit_note:")
+        st.info(t("tokens.no_tokens"), icon=":material/edit_note:")
         return
     page.show_notices(LIVE, toast=True)
     # in page order; the scores and weights first in time, so the new weights reach the screen first (ui/slots.py)

@@ -68,3 +68,12 @@ def as_fragment_rerun(widget_id: str, known: dict | None = None) -> bool:
     if fid is not None:
         _next["id"] = fid
     return fid is not None
+
+
+def the_cell_slider(at, key: str):
+    """The one-cell slider ``key`` (ui.widgets.cell_slider) drew in an AppTest run, whichever cell it edits: its
+    widget key is ``cell_slider_key(key, …)``, which starts with ``key + ":v:"``."""
+    found = [s for s in at.slider if (s.key or "").startswith(f"{key}:v:")]
+    if len(found) != 1:
+        raise LookupError(f"{len(found)} one-cell sliders under {key!r}")
+    return found[0]

@@ -119,12 +119,14 @@ def number(page: Page, factory: Callable, name: str, label: str, *, value: float
     tooltip and silently keeps the old value for 1e9 or −50, and an integer field reads "1e9" as 1. So the field is
     a float field without bounds; what was typed goes through :func:`checked_number`, its notice (naming ``what``,
     default ``label``) is queued at ``place``, and ``apply(state, used)`` runs with the value used (a float: convert
-    it in ``apply``, e.g. ``setter("seed", int)``). The help text ends with the range. ``format``: how the field
-    writes its value (default ``decimals`` fixed decimals; "%g" drops trailing zeros, for narrow fields)."""
+    it in ``apply``, e.g. ``setter("seed", int)``). The help text ends with the range and the keys the field types
+    (``num.keys``): a browser's number field types nothing for a letter, so ``0x10`` arrives as 10 and the app never
+    sees the x; the field says it beforehand. ``format``: how the field writes its value (default ``decimals``
+    fixed decimals; "%g" drops trailing zeros, for narrow fields)."""
     key = page.key(name)
     sync(key, float(value))
     shown = what or label
-    rng = t("num.range", lo=num(lo, decimals), hi=num(hi, decimals))
+    rng = t("num.range", lo=num(lo, decimals), hi=num(hi, decimals)) + " " + t("num.keys")
 
     def changed() -> None:
         raw = st.session_state.get(key)

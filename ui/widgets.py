@@ -256,14 +256,6 @@ def cell_slider(key: str, M: np.ndarray, name: str, i: int, j: int, commit: Call
                     relay=lambda x: commit(name, i, j, x))
 
 
-def the_cell_slider(at, key: str):
-    """For tests and benchmarks: the one-cell slider ``key`` drew in an AppTest run, whichever cell it edits."""
-    found = [s for s in at.slider if (s.key or "").startswith(f"{key}:v:")]
-    if len(found) != 1:
-        raise LookupError(f"{len(found)} one-cell sliders under {key!r}")
-    return found[0]
-
-
 # ---- notices and share link --------------------------------------------------------------------------------------
 def notice_text(code: str, args: dict) -> str:
     """A notice in words (the current language). Link text inside it is user text: Markdown-escaped."""

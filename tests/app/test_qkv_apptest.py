@@ -22,9 +22,9 @@ from streamlit.testing.v1 import AppTest
 
 import lessons
 from lessons import qkv as L
+from tests.apptest_fragments import the_cell_slider
 from ui import plot_component
 from ui.i18n import table
-from ui.widgets import the_cell_slider
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -197,7 +197,7 @@ def test_janome_split_is_shown(qkv):
 def test_empty_sentence(qkv):
     ok(qkv.text_input(key="qkv.text").input("").run())
     assert state(qkv).n == 0
-    assert JA["qkv.no_tokens"] in texts(qkv.info)
+    assert JA["tokens.no_tokens"] in texts(qkv.info)
     assert "qkv.query" not in widget_keys(qkv.selectbox)
     # and back
     ok(qkv.text_input(key="qkv.text").input("犬 が 歩く").run())
@@ -360,7 +360,7 @@ def test_share_link_of_an_empty_sentence(qkv):
     assert link.get("t") == ""
     other = ok(fresh(**link).switch_page("lesson_pages/qkv.py").run())
     assert state(other).text == "" and state(other).n == 0
-    assert JA["qkv.no_tokens"] in texts(other.info)
+    assert JA["tokens.no_tokens"] in texts(other.info)
 
 
 def test_language_change_keeps_the_lesson(qkv):

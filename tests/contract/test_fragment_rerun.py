@@ -9,7 +9,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from tests import apptest_fragments as fragments
-from ui.widgets import the_cell_slider
+from tests.apptest_fragments import the_cell_slider
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -864,7 +864,7 @@ def test_empty_text_shows_the_info_and_no_heatmaps(page, page_errors, browser, a
 
     open_qkv(page, f"{app_server}/qkv")
     set_text(page, "")
-    info = page.locator(ALERT).filter(has_text=table("ja")["qkv.no_tokens"])
+    info = page.locator(ALERT).filter(has_text=table("ja")["tokens.no_tokens"])
     info.wait_for(timeout=10_000)
     assert page.locator(".stPlotlyChart").count() == 0
     assert page.locator(f"{sel('qkv.text')} input").input_value() == ""
@@ -877,7 +877,7 @@ def test_empty_text_shows_the_info_and_no_heatmaps(page, page_errors, browser, a
     ctx, other = new_page(browser, errors)
     try:
         open_qkv(other, page.url, heatmaps=False)
-        other.locator(ALERT).filter(has_text=table("ja")["qkv.no_tokens"]).wait_for(timeout=10_000)
+        other.locator(ALERT).filter(has_text=table("ja")["tokens.no_tokens"]).wait_for(timeout=10_000)
         assert other.locator(".stPlotlyChart").count() == 0
         assert other.locator(f"{sel('qkv.text')} input").input_value() == ""
         assert_no_exception(other)

@@ -57,14 +57,26 @@ WATCH_JS = """([sel, k]) => {
 
 
 def at_rest(page, still_ms: int = 600, timeout_s: float = 30) -> None:
-    """Wait until the app has been at rest (no run requested or running), with every chart drawn, for ``still_ms``
-    without a break (the charts out of view are drawn after those in view)."""
+    """Wait until the app has been at rest (no run requested or running), with every chart drawn and no chart redraw
+    waiting or running (the charts out of view are redrawn after those in view, one per task), for ``still_ms``
+    without a break: no change of the DOM, of the address or of the charts drawn and patched in that time. (CI's
+    loaded machine once compared a page whose Q and score charts still showed the value before the last press.)"""
     page.wait_for_function("""([sel, still]) => {
+      if (window.__restMutations === undefined) {
+        window.__restMutations = 0;
+        new MutationObserver((r) => { window.__restMutations += r.length; })
+          .observe(document, { childList: true, subtree: true, characterData: true, attributes: true });
+      }
+      const stats = window.__attentionLabStats;
       const charts = document.querySelectorAll("[data-testid='stMain'] .al-plot");
-      const idle = document.querySelectorAll(sel).length === 1
+      const idle = document.querySelectorAll(sel).length === 1 && !(stats && stats.busy)
           && [...charts].every(c => c.classList.contains('js-plotly-plot')), now = performance.now();
-      if (!idle) { window.__restSince = null; return false; }
-      window.__restSince = window.__restSince || now;
+      const seen = JSON.stringify([window.__restMutations, location.href, stats ? [stats.drawn, stats.patched] : 0]);
+      if (!idle || seen !== window.__restSeen) {
+        window.__restSeen = seen;
+        window.__restSince = idle ? now : null;
+        return false;
+      }
       return now - window.__restSince >= still;
     }""", arg=[APP_READY, still_ms], polling=50, timeout=timeout_s * 1000)
 

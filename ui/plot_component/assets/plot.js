@@ -136,6 +136,10 @@ function run(job, Plotly, streamlitTemplate) {
 const queue = new Map();  // plot div → its latest figure not drawn yet
 const firstDivs = new Set();  // the plot divs of the charts marked "first" on this page
 let running = false;
+// whether a redraw is waiting or running (for the browser tests' "at rest": a chart still queued shows old numbers)
+if (!Object.getOwnPropertyDescriptor(stats, "busy")) {
+  Object.defineProperty(stats, "busy", { get: () => running || queue.size > 0, enumerable: true });
+}
 let firstArrived = null;  // while drain() waits for a "first" chart's figure: call to stop waiting
 const FIRST_WAIT_MS = 30;
 const channel = new MessageChannel();  // a task without setTimeout's clamping
