@@ -156,7 +156,13 @@ def temperature_sweep(scores, temperatures) -> np.ndarray:
     Ts = np.asarray(temperatures, dtype=np.float64).ravel()
     if Ts.size > 10_000:
         raise ValueError(f"at most 10000 temperatures, got {Ts.size}")
-    return np.array([temperature_softmax(s, T) for T in Ts]).reshape(Ts.size, s.size)
+    bad = Ts[~(np.isfinite(Ts) & (Ts > 0))]
+    if bad.size:
+        raise ValueError(f"temperature T must be a finite number > 0, got {float(bad[0])!r}")
+    with np.errstate(over="ignore"):
+        z = s[np.newaxis, :] / Ts[:, np.newaxis]
+    z = np.where(np.isposinf(z), np.finfo(np.float64).max, z)  # as temperature_softmax: one row per T at once
+    return softmax(z)
 
 
 def entropy(p, axis: int = -1) -> np.ndarray:

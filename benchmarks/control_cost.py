@@ -52,6 +52,7 @@ def _timed(runner, run) -> None:
 
 
 fragments.install(_timed)
+fragments.share_script_cache()  # the server compiles each script once per process; AppTest would in every run
 
 
 @dataclass

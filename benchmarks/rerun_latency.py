@@ -32,10 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from streamlit.runtime.scriptrunner.script_cache import ScriptCache
 from streamlit.testing.v1 import AppTest
-from streamlit.testing.v1 import app_test as _app_test
-from streamlit.testing.v1 import local_script_runner as _lsr
 
 from tests import apptest_fragments as fragments
 
@@ -67,17 +64,6 @@ def _timed_thread(runner, run) -> None:
 
 
 fragments.install(_timed_thread)
-
-# The server compiles a page once and keeps its bytecode (one ScriptCache per Runtime); AppTest makes a new
-# ScriptCache on every run(), so it would recompile app.py and the page each rerun (~12 ms for app.py + the Q·K·V
-# page, ~0.5 ms for the minimal one). Share one cache, as the server does, unless --recompile is given.
-_SHARED_SCRIPT_CACHE = ScriptCache()
-
-
-def _share_script_cache() -> None:
-    _app_test.ScriptCache = lambda: _SHARED_SCRIPT_CACHE  # pages (PagesManager)
-    _lsr.ScriptCache = lambda: _SHARED_SCRIPT_CACHE  # the main script (ScriptRunner)
-
 
 # ---- cases -----------------------------------------------------------------------------------------------------
 @dataclass
@@ -272,7 +258,7 @@ def main() -> None:
                     help="let AppTest recompile the scripts on every run (its default; the server does not)")
     a = ap.parse_args()
     if not a.recompile:
-        _share_script_cache()
+        fragments.share_script_cache()  # as the server: each script compiled once (AppTest: every run)
     # AppTest evaluates widgets' format_func outside the script thread when it parses the tree; their
     # "missing ScriptRunContext" warnings are test-harness noise, not app behaviour.
     # (Streamlit resets log levels when AppTest patches its config, hence ``disabled``.)

@@ -6,7 +6,7 @@ import streamlit as st
 
 from attention_core import scaling as scaling_math
 from lessons import scaling as lesson
-from ui import bind, charts, escape, numbers, runtime, text
+from ui import bind, cache, charts, escape, numbers, runtime, text
 from ui.i18n import t
 from ui.lesson_charts import scaling as scaling_charts
 
@@ -17,7 +17,7 @@ BOOKS, VARIANCE = "books", "variance"  # notice places: under the book cards, un
 
 
 # ---- cached core calls (pure functions of their arguments) -------------------------------------------------------
-@st.cache_data(max_entries=64, show_spinner=False)
+@cache.data(max_entries=64, show_spinner=False)
 def _variance(d_k: int, seed: int):
     lab = scaling_math.variance_lab(d_k, N_SAMPLES, seed)
     half = 4.0 * max(np.sqrt(d_k), 1.0)
@@ -26,7 +26,7 @@ def _variance(d_k: int, seed: int):
     return lab.var_raw, lab.var_scaled, centers, raw, scaled
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cache.data(max_entries=64, show_spinner=False)
 def _saturation(n_keys: int, seed: int) -> scaling_math.SaturationCurves:
     return scaling_math.saturation_curves(scaling_math.SATURATION_DKS, n_keys, N_DRAWS, seed)
 

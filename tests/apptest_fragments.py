@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+from streamlit.testing.v1 import app_test as _app_test
 from streamlit.testing.v1 import local_script_runner as _lsr
 
 last: dict = {}
@@ -77,3 +79,14 @@ def the_cell_slider(at, key: str):
     if len(found) != 1:
         raise LookupError(f"{len(found)} one-cell sliders under {key!r}")
     return found[0]
+
+
+_shared_cache = ScriptCache()
+
+
+def share_script_cache() -> None:
+    """Compile each script once per process, as the server does (idempotent). AppTest gives every run a new
+    ``ScriptCache``, so each run read, rewrote (Streamlit's "magic") and compiled app.py and the page again: about
+    50 ms of CPU per page per run that the server, whose one cache lives as long as the process, never pays
+    (benchmarks/control_cost.py counted it in every change)."""
+    _app_test.ScriptCache = _lsr.ScriptCache = lambda: _shared_cache

@@ -124,6 +124,31 @@ scores3 = st.lists(st.floats(-10, 10, allow_nan=False), min_size=2, max_size=6)
 
 
 @settings(max_examples=60, deadline=None)
+@given(scores3, st.lists(st.floats(1e-3, 1e3), min_size=1, max_size=8))
+def test_temperature_sweep_rows_are_softmax_of_scores_over_t(s, Ts):
+    """Each row, written out from the definition: exp(s_i/T) / Σ_j exp(s_j/T), shifted by the row's largest score
+    (the sweep does all temperatures at once)."""
+    W = S.temperature_sweep(s, Ts)
+    assert W.shape == (len(Ts), len(s))
+    for row, T in zip(W, Ts):
+        z = [x / T for x in s]
+        e = [math.exp(v - max(z)) for v in z]
+        np.testing.assert_allclose(row, [v / sum(e) for v in e], rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("inf"), float("nan")])
+def test_temperature_sweep_refuses_a_temperature_that_is_not_finite_and_positive(bad):
+    with pytest.raises(ValueError, match="finite number > 0"):
+        S.temperature_sweep([1, 2, 3], [1.0, bad, 2.0])
+
+
+def test_temperature_sweep_tiny_t_is_the_argmax_limit():
+    """s/T overflows to +inf for T = 1e-308: held at the largest float, the row is one-hot, never NaN."""
+    W = S.temperature_sweep([3.0, 1.0, -2.0], [1e-308])
+    np.testing.assert_array_equal(W, [[1.0, 0.0, 0.0]])
+
+
+@settings(max_examples=60, deadline=None)
 @given(scores3, st.floats(0.05, 20), st.floats(0.05, 20))
 def test_temperature_properties(s, T1, T2):
     w = S.temperature_softmax(s, T1)
