@@ -33,31 +33,54 @@ ADDRESS_KEY = runtime.ADDRESS_KEY  # True once this session (page load) had its 
 #    outside a Back/Forward step, so a page switch made two entries (the new path, then its link), every slider move
 #    one more, and Back showed the same page again. Here a push that keeps the path (only the query changes) is a
 #    replace: one entry per page, and Back goes to the previous page, whose link that entry holds. A page load's
-#    first link is written by this code (``data.query``), not by Streamlit, which would push it before this code
+#    first link is written by this code (``data.link``), not by Streamlit, which would push it before this code
 #    is installed.
 # 2. A link Streamlit dropped whole (more than DROPPED_PARAMS parameters or DROPPED_CHARS characters: the app sees
 #    no query at all) is reported from the URL the page was loaded with, so the person is told it was not read.
+# 3. Every run tells this code the page's link (``data.link``: the page's url_path and its query). After a page
+#    switch Streamlit writes the new page's path with the query it held when the switch began; on a loaded machine
+#    that came after the new page's link (written at the end of its run, and put on the old path), and the address
+#    bar kept the old page's link on the new page (/masks?…&qkv=2&dk=7; tests/e2e/test_history_browser.py). A push
+#    to the path of the page whose link was written last carries that link, and the address bar is mended when it
+#    shows another query on that page's path.
 BROWSER_JS = """
 export default function ({ data, setTriggerValue }) {
-  if (window.__attentionLabFrame) return;
-  window.__attentionLabFrame = true;
-  const history = window.history, push = history.pushState;
+  const F = window.__attentionLabFrame || (window.__attentionLabFrame = install(data, setTriggerValue));
+  F.link = data.link || null;
+  F.mend();
+}
+function install(data, setTriggerValue) {
+  const F = { link: null };
+  const history = window.history, push = history.pushState, bare = (search) => search.replace(/^\\?/, "");
+  // the query the server last wrote for the page at this path (its url_path, "" for the home page), else null
+  F.linkFor = (pathname) => {
+    const l = F.link;
+    return l && pathname.replace(/\\/+$/, "").split("/").pop() === l.page ? l.query : null;
+  };
   history.pushState = function (state, title, url) {
     const to = url == null ? null : new URL(url, window.location.href);
     if (to && to.pathname === window.location.pathname) return history.replaceState(state, title, url);
+    const q = to && F.linkFor(to.pathname);
+    if (q != null && bare(to.search) !== q) {  // 3.: a page switch's address, written after the new page's link
+      to.search = q ? "?" + q : "";
+      return push.call(history, state, title, to.pathname + to.search + to.hash);
+    }
     return push.call(history, state, title, url);
+  };
+  F.mend = () => {
+    const q = F.linkFor(window.location.pathname), here = window.location;
+    if (q != null && bare(here.search) !== q) {
+      history.replaceState(history.state, "", here.pathname + (q ? "?" + q : "") + here.hash);
+    }
   };
   const entry = (performance.getEntriesByType && performance.getEntriesByType("navigation")[0]) || null;
   const loaded = new URL(entry ? entry.name : window.location.href);
-  if (typeof data.query === "string") {
-    const here = window.location;
-    history.replaceState(history.state, "", here.pathname + (data.query ? "?" + data.query : "") + here.hash);
-  }
-  const query = loaded.search.replace(/^\\?/, "");
+  const query = bare(loaded.search);
   const params = query ? query.split("&").length : 0;
   if (params > data.max_params || query.length > data.max_chars) {
     setTriggerValue("dropped", { params: params, chars: query.length, lang: loaded.searchParams.get("lang") });
   }
+  return F;
 }
 """
 
@@ -77,24 +100,24 @@ def _on_dropped() -> None:
     runtime.push_notices(runtime.FRAME, [link.dropped_notice(n_params, n_chars, DROPPED_PARAMS)])
 
 
-def _address(params: dict[str, str]) -> str | None:
-    """Write the page's link into the address bar. On a page load's first run the browser side writes it (the query
-    string returned is for it; Streamlit is only told, without a message to the browser); after that, through
+def _address(params: dict[str, str]) -> None:
+    """Write the page's link into the address bar. On a page load's first run the browser side writes it (BROWSER_JS,
+    from ``data.link``; Streamlit is only told, without a message to the browser); after that, through
     st.query_params, whose pushes the browser side turns into replaces."""
     if st.session_state.get(ADDRESS_KEY):
         st.query_params.from_dict(params)
-        return None
+        return
     st.session_state[ADDRESS_KEY] = True
-    query = urlencode(params)
     ctx = get_script_run_ctx()
     if ctx is not None:  # what Streamlit (and AppTest) record as this run's query string
-        ctx.query_string = query
-    return query
+        ctx.query_string = urlencode(params)
 
 
-def _browser(query: str | None) -> None:
+def _browser(page_path: str, query: str) -> None:
+    """The frame's browser side (BROWSER_JS), told the page's url_path ("" for the home page) and its link."""
     mount = st.components.v2.component("attention_lab.frame", js=BROWSER_JS)
-    mount(key=BROWSER_KEY, data={"max_params": DROPPED_PARAMS, "max_chars": DROPPED_CHARS, "query": query},
+    mount(key=BROWSER_KEY, data={"max_params": DROPPED_PARAMS, "max_chars": DROPPED_CHARS,
+                                 "link": {"page": page_path, "query": query}},
           on_dropped_change=_on_dropped, width="stretch", height="content")
 
 
@@ -125,12 +148,13 @@ def main() -> None:
     widgets.show_notices(runtime.pop_notices(runtime.FRAME))
     nav.run()
     params = runtime.url_params()
-    query = _address(params)
+    _address(params)
+    link = urlencode(params)
     with share_slot:
-        widgets.share_panel(st.context.url, urlencode(params), key=runtime.SHARE_PANEL_KEY)
+        widgets.share_panel(st.context.url, link, key=runtime.SHARE_PANEL_KEY)
     st.sidebar.caption(t("frame.footer"))
     with st.sidebar:
-        _browser(query)
+        _browser(nav.url_path, link)
         drag.mount()  # a slider's numbers follow a mouse drag (ui/drag.py)
 
 

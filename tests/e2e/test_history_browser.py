@@ -92,3 +92,30 @@ def test_a_shared_link_opened_adds_no_entry_and_keeps_its_numbers(page, page_err
     assert length(page) == 3
     assert_no_exception(page)
     assert_no_page_errors(page_errors)
+
+
+# Streamlit's order on a loaded machine, replayed: the new page's link written first (on the old path: a replace),
+# the frame told that link (data.link), then Streamlit's push of the new page's path with the query it held before.
+RACE_JS = """(masksLink) => {
+  const F = window.__attentionLabFrame;
+  history.pushState({}, "", location.pathname + "?" + masksLink);
+  F.link = { page: "masks", query: masksLink };
+  F.mend();
+  history.pushState({}, "", "/masks?lang=en&qkv=2&p=dog&dk=7&q=1");
+  return location.pathname + location.search;
+}"""
+
+
+def test_a_page_switch_whose_link_came_first_still_shows_the_new_pages_link(page, page_errors, app_server):
+    """Seen once in a full test run (2026-12-04): after a switch from a shared /qkv link to /masks the address bar
+    showed /masks with /qkv's link (the new page's path came after its link). The frame's browser side gives such a
+    push the link the server wrote for that page."""
+    page.goto(app_server + "/qkv?lang=en&qkv=2&p=dog&dm=4&dk=7&dv=4&s=0&m=xw&q=1")
+    wait_for_app(page)
+    settle(page, lambda: on(page, "/qkv", dk="7", q="1", lang="en"), "shared link")
+    masks_link = "lang=en&masks=1&t=a+b"
+    assert page.evaluate(RACE_JS, masks_link) == "/masks?" + masks_link
+    # a push to another page than the one whose link was written last is left as Streamlit made it
+    assert page.evaluate("() => { history.pushState({}, '', '/scaling?lang=en&z=1'); return location.search; }"
+                         ) == "?lang=en&z=1"
+    assert_no_page_errors(page_errors)

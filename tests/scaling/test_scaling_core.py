@@ -325,3 +325,17 @@ def test_saturation_cost_does_not_grow_with_dk(monkeypatch):
     _CountingRng.drawn = 0
     S.dot_product_samples(512, 20_000, seed=9)
     assert _CountingRng.drawn == 2 * 20_000
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(st.floats(-700, 700), min_size=4, max_size=4), min_size=1, max_size=5))
+def test_peak_and_entropy_are_those_of_the_softmax_weights(rows):
+    """The saturation chart's shortcut (largest weight 1/Σe^{z'}, H = log Σe^{z'} − Σ p z') against the weights
+    written out: max of softmax, and −Σ p log p computed in plain Python."""
+    z = np.array(rows)
+    top, ent = S._peak_and_entropy(z)
+    for r, row in enumerate(rows):
+        e = [math.exp(v - max(row)) for v in row]
+        p = [v / sum(e) for v in e]
+        assert math.isclose(top[r], max(p), rel_tol=1e-12)
+        assert math.isclose(ent[r], -sum(q * math.log(q) for q in p if q > 0), rel_tol=1e-9, abs_tol=1e-12)
