@@ -113,6 +113,9 @@ def test_a_page_switch_whose_link_came_first_still_shows_the_new_pages_link(page
     page.goto(app_server + "/qkv?lang=en&qkv=2&p=dog&dm=4&dk=7&dv=4&s=0&m=xw&q=1")
     wait_for_app(page)
     settle(page, lambda: on(page, "/qkv", dk="7", q="1", lang="en"), "shared link")
+    # the frame's browser side is drawn last, in the sidebar: told /qkv's link
+    told = "() => { const F = window.__attentionLabFrame; return F && F.link && F.link.page === 'qkv'; }"
+    page.wait_for_function(told, timeout=30_000)
     masks_link = "lang=en&masks=1&t=a+b"
     assert page.evaluate(RACE_JS, masks_link) == "/masks?" + masks_link
     # a push to another page than the one whose link was written last is left as Streamlit made it

@@ -29,6 +29,7 @@ from .helpers import APP_READY, assert_no_exception, assert_no_page_errors
 
 PRESSES = 4
 GAP_MS = 100
+CATCH_UP_S = 5  # how long the pressed page may still take to show its last numbers once at rest
 SLIDERS = "[data-testid='stMain'] [data-testid='stSlider']"
 
 # Every chart's texts (a multiset: a chart patched in place may hold its texts in another order than one drawn anew),
@@ -65,7 +66,7 @@ def at_rest(page, still_ms: int = 600, timeout_s: float = 30) -> None:
       if (window.__restMutations === undefined) {
         window.__restMutations = 0;
         new MutationObserver((r) => { window.__restMutations += r.length; })
-          .observe(document, { childList: true, subtree: true, characterData: true, attributes: true });
+          .observe(document, { childList: true, subtree: true, characterData: true });
       }
       const stats = window.__attentionLabStats;
       const charts = document.querySelectorAll("[data-testid='stMain'] .al-plot");
@@ -146,7 +147,13 @@ def test_quick_presses_land_on_every_slider_and_the_numbers_follow(browser, page
     finally:
         ctx.close()
     assert again["sliders"] == pressed["sliders"], f"/{lesson}: the link opens other slider values"
-    assert again["text"] == pressed["text"], "\n".join(difflib.unified_diff(
+    for _ in range(CATCH_UP_S * 10):  # a loaded machine (CI) may still be drawing what the last press sent
+        if pressed["text"] == again["text"] and pressed["charts"] == again["charts"]:
+            break
+        page.wait_for_timeout(100)
+        pressed = page.evaluate(PAGE_JS)
+    late = f"/{lesson}: {CATCH_UP_S} s after coming to rest:\n"
+    assert again["text"] == pressed["text"], late + "\n".join(difflib.unified_diff(
         pressed["text"].splitlines(), again["text"].splitlines(), "pressed", "fresh load", lineterm="", n=1))
     assert len(again["charts"]) == len(pressed["charts"])
     for i, (a, b) in enumerate(zip(again["charts"], pressed["charts"])):
