@@ -100,17 +100,17 @@ def _on_dropped() -> None:
     runtime.push_notices(runtime.FRAME, [link.dropped_notice(n_params, n_chars, DROPPED_PARAMS)])
 
 
-def _address(params: dict[str, str]) -> None:
-    """Write the page's link into the address bar. On a page load's first run the browser side writes it (BROWSER_JS,
-    from ``data.link``; Streamlit is only told, without a message to the browser); after that, through
-    st.query_params, whose pushes the browser side turns into replaces."""
+def _address(params: dict[str, str], query: str) -> None:
+    """Write the page's link (``params``; ``query``, its urlencoded form) into the address bar. On a page load's
+    first run the browser side writes it (BROWSER_JS, from ``data.link``; Streamlit is only told, without a message
+    to the browser); after that, through st.query_params, whose pushes the browser side turns into replaces."""
     if st.session_state.get(ADDRESS_KEY):
         st.query_params.from_dict(params)
         return
     st.session_state[ADDRESS_KEY] = True
     ctx = get_script_run_ctx()
     if ctx is not None:  # what Streamlit (and AppTest) record as this run's query string
-        ctx.query_string = urlencode(params)
+        ctx.query_string = query
 
 
 def _browser(page_path: str, query: str) -> None:
@@ -148,8 +148,8 @@ def main() -> None:
     widgets.show_notices(runtime.pop_notices(runtime.FRAME))
     nav.run()
     params = runtime.url_params()
-    _address(params)
     link = urlencode(params)
+    _address(params, link)
     with share_slot:
         widgets.share_panel(st.context.url, link, key=runtime.SHARE_PANEL_KEY)
     st.sidebar.caption(t("frame.footer"))

@@ -124,15 +124,24 @@ def temperature_softmax(scores, T: float) -> np.ndarray:
         ValueError: T not finite and positive, or non-finite scores.
     """
     T = float(T)
-    if not np.isfinite(T) or T <= 0:
-        raise ValueError(f"temperature T must be a finite number > 0, got {T!r}")
+    _check_temperatures(np.array([T]))
     s = np.asarray(scores, dtype=np.float64)
     if not np.all(np.isfinite(s)):
         raise ValueError("scores must be finite")
+    return softmax(_over_t(s, T))
+
+
+def _check_temperatures(Ts: np.ndarray) -> None:
+    bad = Ts[~(np.isfinite(Ts) & (Ts > 0))]
+    if bad.size:
+        raise ValueError(f"temperature T must be a finite number > 0, got {float(bad[0])!r}")
+
+
+def _over_t(s: np.ndarray, T) -> np.ndarray:
+    """s / T (broadcast), a +inf from a tiny T held at the largest float: huge but finite, so softmax stays stable."""
     with np.errstate(over="ignore"):
         z = s / T
-    z = np.where(np.isposinf(z), np.finfo(np.float64).max, z)  # tiny T: huge but finite, softmax stays stable
-    return softmax(z)
+    return np.where(np.isposinf(z), np.finfo(np.float64).max, z)
 
 
 def argmax_limit(scores) -> np.ndarray:
@@ -156,13 +165,8 @@ def temperature_sweep(scores, temperatures) -> np.ndarray:
     Ts = np.asarray(temperatures, dtype=np.float64).ravel()
     if Ts.size > 10_000:
         raise ValueError(f"at most 10000 temperatures, got {Ts.size}")
-    bad = Ts[~(np.isfinite(Ts) & (Ts > 0))]
-    if bad.size:
-        raise ValueError(f"temperature T must be a finite number > 0, got {float(bad[0])!r}")
-    with np.errstate(over="ignore"):
-        z = s[np.newaxis, :] / Ts[:, np.newaxis]
-    z = np.where(np.isposinf(z), np.finfo(np.float64).max, z)  # as temperature_softmax: one row per T at once
-    return softmax(z)
+    _check_temperatures(Ts)
+    return softmax(_over_t(s[np.newaxis, :], Ts[:, np.newaxis]))  # one row per T, all at once
 
 
 def entropy(p, axis: int = -1) -> np.ndarray:
