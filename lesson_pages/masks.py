@@ -17,6 +17,23 @@ def _token_list(toks) -> str:
     return " / ".join(escape.markdown(x) for x in toks)
 
 
+def qkv_folded(key: str, toks, seed: int) -> None:
+    """Q, K and V of these tokens in a folded expander, so a student can recompute the section's numbers; built only
+    while open (three charts cost a rerun's time)."""
+    box = st.expander(t("masks.qkv.title", tokens=" ".join(escape.markdown(x) for x in toks)),
+                      icon=":material/calculate:", key=key, on_change="rerun")
+    if not box.open:
+        return
+    with box:
+        st.caption(t("masks.qkv.help", seed=seed, d=lesson.D_K, root=numbers.num(np.sqrt(lesson.D_K))))
+        mats = dict(zip("QKV", lesson.projections(toks, seed)))
+        labels = {n: charts.matrix_labels(n, toks, *M.shape) for n, M in mats.items()}
+        cols = charts.chart_columns(*(charts.heatmap_need(M, *labels[n]) for n, M in mats.items()), max_cols=3)
+        for col, (n, M) in zip(cols, mats.items()):
+            with col:
+                charts.show_heatmap(n + "_out", M, *labels[n], role=n, key=f"{key}.{n}")
+
+
 # ---- ① the causal mask, as a step --------------------------------------------------------------------------------
 def causal_section(page: runtime.Page) -> None:
     st.header(t("masks.sec.causal"))
@@ -59,6 +76,7 @@ def causal_section(page: runtime.Page) -> None:
                             exact=numbers.softmax_exact(steps.scaled_scores),
                             caption=text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
     st.info(t("masks.out.causal_on" if state.causal else "masks.out.causal_off"), icon=":material/visibility_off:")
+    qkv_folded("masks.qkv_causal", toks, state.seed)
 
 
 # ---- ② generation, one token at a time ---------------------------------------------------------------------------
@@ -142,6 +160,7 @@ def padding_section(page: runtime.Page) -> None:
     with c2:
         charts.show_heatmap("out", steps.output, toks, dims, role="out", key="masks.fig.batch_out",
                             zmax=lesson.LESSON.ranges(state).get("batch_output"))
+    qkv_folded("masks.qkv_batch", toks, state.seed)
     pads = np.flatnonzero(b.is_pad[state.item])
     if not pads.size:
         st.info(t("masks.out.no_pad"), icon=":material/info:")
@@ -182,13 +201,13 @@ def custom_section(page: runtime.Page) -> None:
                                                     zmax=lesson.LESSON.ranges(page.state).get("custom_output")))
     with c1:
         charts.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.custom_weights",
-                            exact=numbers.softmax_exact(steps.scaled_scores),
+                            exact=numbers.softmax_exact(steps.scaled_scores), highlight_rows=empty,
                             caption=t("masks.out.weights_caption_empty") if empty.size
                             else text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
     with c2:
         charts.show_heatmap("out", steps.output, toks, dims, role="out", key="masks.fig.custom_out",
-                            highlight_row=int(empty[0]) if empty.size else None,
-                            zmax=lesson.LESSON.ranges(page.state).get("custom_output"))
+                            highlight_rows=empty, zmax=lesson.LESSON.ranges(page.state).get("custom_output"),
+                            caption=t("masks.out.output_caption_empty") if empty.size else None)
 
 
 def _start(page: runtime.Page) -> None:

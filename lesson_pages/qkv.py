@@ -111,7 +111,7 @@ def qkv_section(state: lesson.QKVState, res: lesson.QKVResult) -> None:
     for k, (n, M) in enumerate(mats):
         with cols[k]:
             charts.show_heatmap(n + "_out", M, *charts.matrix_labels(n, state.tokens, *M.shape), role=n,
-                                key=f"qkv.fig.{n}_out", highlight_row=state.query if n == "Q" else None,
+                                key=f"qkv.fig.{n}_out", highlight_rows=state.query if n == "Q" else None,
                                 zmax=ranges.get(n))
 
 
@@ -127,11 +127,11 @@ def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRe
                                       charts.heatmap_need(s.scores * s.scale, toks, toks,
                                                         zmax=ranges.get("scaled_scores")))
         with c1:
-            charts.show_heatmap("scores", s.scores, toks, toks, key="qkv.fig.scores", highlight_row=state.query,
+            charts.show_heatmap("scores", s.scores, toks, toks, key="qkv.fig.scores", highlight_rows=state.query,
                                 caption=t("fig.scores.caption"), zmax=ranges.get("scores"))
         with c2:
             charts.show_heatmap("scaled", s.scores * s.scale, toks, toks, key="qkv.fig.scaled",
-                                highlight_row=state.query, zmax=ranges.get("scaled_scores"),
+                                highlight_rows=state.query, zmax=ranges.get("scaled_scores"),
                                 caption=t("fig.scaled.caption", d_k=state.d_k, root=numbers.num(np.sqrt(state.d_k))))
 
     def mask() -> None:
@@ -146,7 +146,7 @@ def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRe
                                  key="qkv.fig.mask_add", caption=t("masks.out.mask_caption"))
             with c2:
                 charts.show_heatmap("masked", s.scaled_scores, toks, toks, key="qkv.fig.masked",
-                                    highlight_row=state.query, caption=t("masks.out.masked_caption"),
+                                    highlight_rows=state.query, caption=t("masks.out.masked_caption"),
                                     zmax=ranges.get("masked_scores"))
 
     def weights() -> None:
@@ -158,11 +158,11 @@ def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRe
         with c1:
             charts.show_heatmap("weights", s.weights, toks, toks, weights=True, key="qkv.fig.weights",
                                 exact=numbers.softmax_exact(s.scaled_scores),
-                                highlight_row=state.query,
+                                highlight_rows=state.query,
                                 caption=text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
         with c2:
             charts.show_heatmap("out", s.output, *out_labels, role="out", key="qkv.fig.out",
-                                highlight_row=state.query, caption=t("fig.out.caption"), zmax=ranges.get("output"))
+                                highlight_rows=state.query, caption=t("fig.out.caption"), zmax=ranges.get("output"))
 
     slots.draw_parts([scores, mask, weights], first=2)
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import base64
 import contextvars
+import threading
+from collections.abc import Iterable
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -94,12 +97,12 @@ def _ready(spec: dict) -> dict:
 
 
 def _heatmap_ready(M, rows: tuple, cols: tuple, texts: tuple, weights: bool, role: str | None,
-                   highlight_row: int | None, zmax: float | None = None, width_px: float | None = None,
+                   highlight_rows: tuple[int, ...], zmax: float | None = None, width_px: float | None = None,
                    notes: tuple = ("", ""), exact=None) -> dict:
     title, row_title, col_title, hover = texts
     range_note, rounded_note = notes
     return _ready(F.heatmap_spec(M, rows, cols, title=title, row_title=row_title, col_title=col_title, hover=hover,
-                                 weights=weights, role=role, highlight_row=highlight_row, zmax=zmax,
+                                 weights=weights, role=role, highlight_rows=highlight_rows, zmax=zmax,
                                  width_px=width_px, range_note=range_note, rounded_note=rounded_note, exact=exact))
 
 
@@ -167,7 +170,42 @@ class ChartRow:
         self._filled.add(index)
         if len(self._filled) == self.n:
             with self.place:
-                plot_component.row(self.items, columns=self.columns, per_row=self.per_row)
+                plot_component.row(level_tops(self.items, len(self.columns) if self.columns else self.per_row),
+                                   columns=self.columns, per_row=self.per_row)
+
+
+def level_tops(items: list, per_row: int) -> list:
+    """The charts of a row grid (plot_component.RowItem, ``per_row`` to a line) with the plot areas and titles of each
+    line starting at one height: each chart lowered (ui.figures.lowered) to its line's deepest plot top without notes
+    (a note that comes and goes changes no chart's height). A cached figure (``reused``) gets a cached lowered copy,
+    so its payload is still encoded once."""
+    out = []
+    for start in range(0, len(items), max(per_row, 1)):
+        line = items[start:start + per_row]
+        deepest = max(line, key=lambda it: F.plain_top(it.ready["layout"]))
+        top = F.plain_top(deepest.ready["layout"])
+        out += [_lowered_item(it, top, F.title_pad(deepest.ready["layout"])) for it in line]
+    return out
+
+
+_LOWERED_LOCK = threading.Lock()
+_LOWERED: dict = {}  # (id of a cached ready figure, top, pad) → (that figure, its lowered copy); held, the id stays its
+
+
+def _lowered_item(item, top: int, pad: int):
+    layout = item.ready["layout"]
+    if F.lowered(layout, top, pad) is layout:
+        return item
+    if not item.reused:
+        return replace(item, ready={**item.ready, "layout": F.lowered(layout, top, pad)})
+    key = (id(item.ready), top, pad)
+    with _LOWERED_LOCK:  # sessions rerun on threads of their own
+        if key not in _LOWERED:
+            if len(_LOWERED) >= 256:
+                _LOWERED.pop(next(iter(_LOWERED)))
+            _LOWERED[key] = (item.ready, {**item.ready, "layout": F.lowered(layout, top, pad)})
+        ready = _LOWERED[key][1]
+    return replace(item, ready=ready)
 
 
 class ChartSlot:
@@ -275,7 +313,8 @@ def _fig_texts(name: str, title_args: dict | None) -> tuple[str, str, str, str]:
 
 
 def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: bool = False,
-                 highlight_row: int | None = None, key: str | None = None, caption: str | None = None,
+                 highlight_rows: int | Iterable[int] | None = None, key: str | None = None,
+                 caption: str | None = None,
                  title_args: dict | None = None, zmax: float | None = None, exact=None) -> None:
     """Draw a named matrix (title, axis titles and hover text from the language tables, key 'fig.<name>.*').
     −∞ cells (masked scores) are grey and written "−∞". ``exact`` (weights): which weights are exactly 0 or 1,
@@ -289,8 +328,8 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
     A = np.ascontiguousarray(M, dtype=np.float64)
     texts = _fig_texts(name, title_args)
     notes = (t("fig.note.range_widened"), t("fig.note.rounded"))  # templates, filled by the figure
-    args = (tuple(str(r) for r in rows), tuple(str(c) for c in cols), texts, weights, role, highlight_row,
-            None if zmax is None else float(zmax), slot_width(), notes)
+    args = (tuple(str(r) for r in rows), tuple(str(c) for c in cols), texts, weights, role,
+            tuple(F.frame_rows(highlight_rows)), None if zmax is None else float(zmax), slot_width(), notes)
     template = pio.templates.default
     cached = template is None or isinstance(template, str)
     E = None if exact is None or not weights else np.ascontiguousarray(exact, dtype=bool)

@@ -14,6 +14,7 @@ import html
 import math
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 
@@ -179,6 +180,42 @@ def chart_title(text: str, size: int, width_px: float, color: str = "#222", subt
             # level with its neighbours' titles, when a note comes (plotly centres title and note together)
             title.update({"y": 1, "yanchor": "top", "yref": "container", "pad": {"t": TITLE_PAD_PX}})
     return title, top
+
+
+def title_pad(layout: dict) -> int:
+    """How far below the chart's top edge its title starts, px: its pad when pinned (chart_title), else where plotly
+    centres a one-line title in the 50 px margin (TITLE_PAD_PX)."""
+    title = layout.get("title")
+    pinned = isinstance(title, dict) and title.get("yref") == "container"
+    return int(title.get("pad", {}).get("t", TITLE_PAD_PX)) if pinned else TITLE_PAD_PX
+
+
+def plain_top(layout: dict) -> int:
+    """The top margin a chart has without the notes under its title (a note's room comes from the cells: see
+    _grid_layout, which records it in ``layout.meta``)."""
+    meta = layout.get("meta")
+    top = meta.get("top_without_notes") if isinstance(meta, dict) else None
+    return int(top if top is not None else layout.get("margin", {}).get("t", 0))
+
+
+def lowered(layout: dict, top: int, pad: int = TITLE_PAD_PX) -> dict:
+    """``layout`` levelled with charts beside it whose plot areas start ``top`` px below their top edge (their
+    :func:`plain_top`), their titles ``pad`` px (:func:`title_pad`): the chart grows by ``top`` − its own plain top
+    (the same with or without a note, so a note that comes and goes moves nothing below the row), its plot area
+    starts at ``top`` (or lower, under a note that needs more), and its title is pinned ``pad`` px from the top where
+    its note leaves room. For charts side by side whose titles take different heights (one wraps, one starts below
+    the toolbar): their plot areas and titles start level."""
+    t, grow = int(layout.get("margin", {}).get("t", 0)), max(0, top - plain_top(layout))
+    new_t = max(t, top)
+    if grow == 0 and new_t == t:
+        return layout
+    title = layout.get("title")
+    if isinstance(title, dict) and title.get("text"):
+        if "yref" not in title:
+            title = {**title, "y": 1, "yanchor": "top", "yref": "container", "pad": {"t": pad}}
+        elif title_pad(layout) < pad <= title_pad(layout) + new_t - t:  # a title with a note, moved down if it fits
+            title = {**title, "pad": {**title.get("pad", {}), "t": pad}}
+    return {**layout, "margin": {**layout["margin"], "t": new_t}, "height": layout["height"] + grow, "title": title}
 
 
 def finish(spec: dict) -> dict:
@@ -403,9 +440,17 @@ def _colorscale(name: str) -> list:
     return [list(stop) for stop in _scale_stops(name)]
 
 
+def frame_rows(rows) -> list[int]:
+    """``highlight_rows`` (of :func:`heatmap_spec`) as sorted distinct row numbers: None → [], one int → [it]."""
+    if rows is None:
+        return []
+    return sorted({int(rows)} if np.ndim(rows) == 0 else {int(i) for i in rows})
+
+
 def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str = "", col_title: str = "",
                  hover: str = "", weights: bool = False, role: str | None = None, zmax: float | None = None,
-                 highlight_row: int | None = None, cell_px: int | None = None, width_px: float | None = None,
+                 highlight_rows: int | Iterable[int] | None = None, cell_px: int | None = None,
+                 width_px: float | None = None,
                  range_note: str = "", rounded_note: str = "", exact=None) -> dict:
     """A matrix as a heatmap with its values written in the cells.
 
@@ -419,7 +464,8 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
             range ±max|M|, or ±zmax (the lesson's range, lessons/ranges.py) widened to a round number past a value
             beyond it.
         role: key of ROLE_COLORS for the title colour.
-        highlight_row: draw a frame around this row (the chosen query).
+        highlight_rows: a row, or several, to frame: the chosen query, or the queries with no key to attend to. Rows
+            outside 0..r-1 are ignored.
         cell_px: cell height in pixels (default from the size; taller when a cell's text needs it).
         width_px: the chart's width at the reference window (default REF_COLUMN_PX, the whole main column): the
             cells' type size (CELL_FONTS, never below 14 px), number style (CELL_STYLES), label cut, colour bar
@@ -507,10 +553,10 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
         widest = max((text_px(x, SMALL_FONT) for x in tick_texts), default=0.0)  # none wider than the margin holds
         colorbar["tickvals"], colorbar["ticktext"] = _ticks(
             lo, hi, 0.9 * plot_h, lambda x: SMALL_FONT * LINE_EM if text_px(x, SMALL_FONT) <= widest else math.inf)
-    if highlight_row is not None and 0 <= highlight_row < r:
+    framed = [i for i in frame_rows(highlight_rows) if 0 <= i < r]
+    if framed:
         layout["shapes"] = [{"fillcolor": "rgba(0,0,0,0)", "line": {"color": ROLE_COLORS["Q"], "width": 4},
-                             "type": "rect", "x0": -0.5, "x1": c - 0.5, "y0": highlight_row - 0.5,
-                             "y1": highlight_row + 0.5}]
+                             "type": "rect", "x0": -0.5, "x1": c - 0.5, "y0": i - 0.5, "y1": i + 0.5} for i in framed]
     data = [trace]
     if masked.any():  # masked cells (−∞) in grey, written "−∞", under the numbers; they never set the colour range
         data.insert(0, _flat_cells(masked, MASKED_GREY, "−∞", custom, hover, r, c, plan.font))
@@ -527,10 +573,12 @@ def _grid_layout(plan: GridPlan, title: str, color: str, notes, row_title: str, 
     title_d, top = chart_title(title, 18, width, color, subtitle="<br>".join(notes))
     n_rows, n_cols = len(plan.row_labels), len(plan.col_labels)
     height = plan.height + top
+    meta = {}
     if notes:
         plain_top = chart_title(title, 18, width, color)[1]
         height = max(plan.height + plain_top, height - n_rows * (plan.cell_h - max(plan.cell_h_min, 1)))
-    return {
+        meta = {"meta": {"top_without_notes": plain_top}}  # for charts beside it (lowered)
+    return {**meta,
         "title": title_d, "margin": {**plan.margin, "t": top}, "font": {"family": FONT, "size": 14},
         "xaxis": {"showgrid": False, "side": "bottom", "tickangle": plan.x_angle, "tickfont": {"size": TICK_FONT},
                   "ticktext": plan.col_labels, "tickvals": list(range(n_cols)), "title": {"text": col_title},

@@ -81,13 +81,13 @@ COMPARE = """async ([old, nu]) => {
 }"""
 
 
-def _figure(M, *, weights: bool = False, role: str | None = "W", highlight_row: int | None = None,
+def _figure(M, *, weights: bool = False, role: str | None = "W", highlight_rows: int | None = None,
             zmax: float | None = None) -> dict:
     M = np.asarray(M, dtype=float)
     rows = tuple(f"r{i + 1}" for i in range(M.shape[0]))
     cols = tuple(f"c{j + 1}" for j in range(M.shape[1]))
     texts = ("title", "rows", "cols", "%{customdata[0]} · %{customdata[1]}: %{text}<extra></extra>")
-    return charts._heatmap_ready(M, rows, cols, texts, weights, None if weights else role, highlight_row, zmax)
+    return charts._heatmap_ready(M, rows, cols, texts, weights, None if weights else role, highlight_rows, zmax)
 
 
 def _softmax_rows(S):
@@ -123,8 +123,8 @@ def _compare(page, old: dict, new: dict) -> dict:
 rng = np.random.default_rng(7)
 CASES = {
     "weights 16×16 (viridis, text colour by contrast)": (
-        _figure(_softmax_rows(rng.normal(size=(16, 16)) * 2), weights=True, highlight_row=3),
-        _figure(_softmax_rows(rng.normal(size=(16, 16)) * 2), weights=True, highlight_row=3)),
+        _figure(_softmax_rows(rng.normal(size=(16, 16)) * 2), weights=True, highlight_rows=3),
+        _figure(_softmax_rows(rng.normal(size=(16, 16)) * 2), weights=True, highlight_rows=3)),
     "weights 3×3 (the dog example's size)": (
         _figure(_softmax_rows(rng.normal(size=(3, 3))), weights=True),
         _figure(_softmax_rows(rng.normal(size=(3, 3))), weights=True)),

@@ -8,6 +8,7 @@ read from the browser's SVG (our chart component puts plotly's SVG in the page i
 - every other text (axis ticks and titles, colour bar ticks, legends, notes, titles) is at least 12 px, and so is
   every value label over a bar;
 - no two text boxes of one chart overlap, and no chart title runs under the chart's toolbar;
+- charts side by side start their plot areas (and their titles) at one height;
 - with EDITS, one cell of an input is changed within the lesson's range: every heatmap cell whose number did not
   change keeps its fill colour (read from the rendered heatmap image), on every chart of the page.
 
@@ -167,7 +168,9 @@ async () => {
         }
       }
     }
-    charts.push({key, texts, cells, modebar: bar ? rect(bar.getBoundingClientRect()) : null});
+    const drag = plot.querySelector('.nsewdrag');  // the plot area (the first subplot's)
+    charts.push({key, texts, cells, modebar: bar ? rect(bar.getBoundingClientRect()) : null,
+                 frame: rect(plot.getBoundingClientRect()), area: drag ? rect(drag.getBoundingClientRect()) : null});
   }
   return charts;
 }
@@ -214,9 +217,35 @@ def _overlap(a, b) -> float:
     return w if w > BOX_SLACK and h > BOX_SLACK else 0.0
 
 
+def side_by_side(charts: list[dict]) -> list[list[dict]]:
+    """The lines of charts that stand side by side (their frames start at one height, at different places across),
+    two or more to a line."""
+    lines: dict = {}
+    for chart in charts:
+        if chart.get("frame") and chart.get("area"):
+            lines.setdefault(round(chart["frame"][1]), []).append(chart)
+    return [line for line in lines.values() if len({round(c["frame"][0]) for c in line}) > 1]
+
+
+def level_problems(charts: list[dict]) -> list[str]:
+    """Charts side by side: their plot areas start at one height (±1 px) and their titles too (±2 px)."""
+    out = []
+    for line in side_by_side(charts):
+        tops = {c["key"]: c["area"][1] for c in line}
+        if max(tops.values()) - min(tops.values()) > 1.0:
+            out.append("plot areas side by side start at different heights: "
+                       + ", ".join(f"{k} {v - line[0]['frame'][1]:.0f} px" for k, v in tops.items()))
+        titles = {c["key"]: min(t["box"][1] for t in c["texts"] if t["kind"] == "title")
+                  for c in line if any(t["kind"] == "title" for t in c["texts"])}
+        if len(titles) > 1 and max(titles.values()) - min(titles.values()) > 2.0:
+            out.append("titles side by side start at different heights: "
+                       + ", ".join(f"{k} {v - line[0]['frame'][1]:.0f} px" for k, v in titles.items()))
+    return out
+
+
 def problems_of(charts: list[dict]) -> list[str]:
     """Every rule broken on one page, in words."""
-    out = []
+    out = level_problems(charts)
     for chart in charts:
         key, texts = chart["key"], chart["texts"]
         if not texts:

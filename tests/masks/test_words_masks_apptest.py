@@ -47,3 +47,34 @@ def test_weights_caption_does_not_promise_rows_of_one_when_a_row_has_no_key():
     assert M.custom_steps(at.session_state["masks:state"]).fully_masked[0]
     captions = plot_component.captions(at)
     assert JA["masks.out.weights_caption_empty"] in captions
+
+
+def _framed_rows(chart) -> list[float]:
+    return sorted((s["y0"] + s["y1"]) / 2 for s in chart["figure"]["layout"].get("shapes", []))
+
+
+def test_every_row_with_no_key_is_framed_and_the_frame_is_explained():
+    """Issue 19 item 10.2: with every key hidden, each query row is framed on the weights and the output chart, and
+    the output chart's caption says what the frame means; with no such row, no frame and no such caption."""
+    import lessons.masks as M
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("lesson_pages/masks.py").run()
+    shown = plot_component.charts(at)
+    assert _framed_rows(shown["masks.fig.custom_out"]) == []
+    assert JA["masks.out.output_caption_empty"] not in plot_component.captions(at)
+    at.session_state["masks:state"] = M.with_custom_start(at.session_state["masks:state"], "blocked")
+    at.run()
+    assert not at.exception
+    n = len(M.batch(at.session_state["masks:state"]).tokens[0])
+    assert n >= 3
+    shown = plot_component.charts(at)
+    for key in ("masks.fig.custom_out", "masks.fig.custom_weights"):
+        assert _framed_rows(shown[key]) == list(range(n)), key
+    assert shown["masks.fig.custom_out"]["caption"] == JA["masks.out.output_caption_empty"]
+    state = M.with_custom_start(at.session_state["masks:state"], "none")
+    at.session_state["masks:state"] = M.with_custom_cell(M.with_custom_cell(state, 1, 0, False), 1, 1, False)
+    for j in range(2, n):
+        at.session_state["masks:state"] = M.with_custom_cell(at.session_state["masks:state"], 1, j, False)
+    at.run()
+    assert _framed_rows(plot_component.charts(at)["masks.fig.custom_out"]) == [1]  # only the row that sees nothing

@@ -29,11 +29,11 @@ def _cases():
     W = np.abs(M) / np.abs(M).sum(axis=1, keepdims=True)
     yield "plain", F.heatmap_spec(M, TOKS, TOKS)
     yield "all options", F.heatmap_spec(M, TOKS, TOKS, title="T <i>", row_title="rows", col_title="cols",
-                                        hover="%{text}", role="Q", highlight_row=2, cell_px=40)
-    yield "weights", F.heatmap_spec(W, TOKS, TOKS, weights=True, highlight_row=0, title="w")
+                                        hover="%{text}", role="Q", highlight_rows=2, cell_px=40)
+    yield "weights", F.heatmap_spec(W, TOKS, TOKS, weights=True, highlight_rows=0, title="w")
     yield "masked", F.heatmap_spec(masked, TOKS, TOKS)
     yield "zmax int", F.heatmap_spec(M[:1, :3], ["q"], ["1", "2", "3"], zmax=10)
-    yield "zeros", F.heatmap_spec(np.zeros((2, 3)), ["a", "b"], ["1", "2", "3"], highlight_row=9)
+    yield "zeros", F.heatmap_spec(np.zeros((2, 3)), ["a", "b"], ["1", "2", "3"], highlight_rows=9)
     sixteen = [str(k) for k in range(16)]
     yield "16x16", F.heatmap_spec(rng.normal(size=(16, 16)) * 100, sixteen, sixteen)
     yield "tiny weights", F.heatmap_spec(np.array([[0.004, 0.996], [1.0, 0.0]]), ["a", "b"], ["a", "b"], weights=True)
@@ -482,9 +482,9 @@ def _page_with_both_paths():
     W = np.array([[0.2, 0.3, 0.5], [0.6, 0.4, 0.0]])
     names = dict(title=t("fig.X.title"), row_title=t("fig.X.rows"), col_title=t("fig.X.cols"),
                  hover=t("fig.X.hover"))
-    st.plotly_chart(go.Figure(F.heatmap_spec(M, rows, cols, role="X", highlight_row=1, **names)), key="heat:slow")
-    charts.show_heatmap("X", M, rows, cols, role="X", highlight_row=1, key="heat:fast")
-    charts.show_heatmap("X", M.copy(), list(rows), list(cols), role="X", highlight_row=1, key="heat:cached")
+    st.plotly_chart(go.Figure(F.heatmap_spec(M, rows, cols, role="X", highlight_rows=1, **names)), key="heat:slow")
+    charts.show_heatmap("X", M, rows, cols, role="X", highlight_rows=1, key="heat:fast")
+    charts.show_heatmap("X", M.copy(), list(rows), list(cols), role="X", highlight_rows=1, key="heat:cached")
     names = dict(title=t("fig.weights.title"), row_title=t("fig.weights.rows"), col_title=t("fig.weights.cols"),
                  hover=t("fig.weights.hover"))
     st.plotly_chart(go.Figure(F.heatmap_spec(W, rows, cols, weights=True, **names)), key="weights:slow")

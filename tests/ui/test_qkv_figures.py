@@ -183,11 +183,17 @@ def test_minus_infinity_cell():
 
 
 def test_highlight_row_frame():
-    fig = heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"], highlight_row=1)
+    fig = heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"], highlight_rows=1)
     (shape,) = fig.layout.shapes
     assert (shape.y0, shape.y1) == (0.5, 1.5)
     assert (shape.x0, shape.x1) == (-0.5, 2.5)
-    assert heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"], highlight_row=7).layout.shapes == ()
+    assert heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"], highlight_rows=7).layout.shapes == ()
+
+
+def test_several_rows_framed_each_once():
+    fig = heatmap(np.eye(4), list("abcd"), list("abcd"), highlight_rows=np.array([3, 0, 3, 9]))
+    assert sorted((s.y0, s.y1) for s in fig.layout.shapes) == [(-0.5, 0.5), (2.5, 3.5)]  # row 9 is not there
+    assert heatmap(np.eye(4), list("abcd"), list("abcd"), highlight_rows=[]).layout.shapes == ()
 
 
 def test_bars_percent_texts():
