@@ -27,7 +27,7 @@ DEV_STAMP := $(VENV)/.stamp-requirements-dev.txt
 help:
 	@echo "make run    - start the app on http://localhost:$(PORT) (creates .venv if needed)"
 	@echo "make test   - run the test suite (unit, AppTest, real-browser e2e): what CI runs"
-	@echo "make test-fast - everything but the real-browser tests (the inner loop, under a minute)"
+	@echo "make test-fast - everything but the real-browser tests (the inner loop, about 1.5 min)"
 	@echo "make lint   - ruff check"
 	@echo "make bench  - run every script in benchmarks/"
 	@echo "make replicas - two app processes behind nginx on loopback, a class through them (docs/deploy.md)"
