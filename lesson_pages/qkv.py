@@ -6,8 +6,7 @@ import streamlit as st
 
 from attention_core.tokens import MAX_TEXT_CHARS
 from lessons import qkv as lesson
-from ui import bind, charts, draw, escape, numbers, runtime, slots, text, widgets
-from ui import figures as F
+from ui import bind, charts, draw, escape, numbers, query, runtime, slots, text, widgets
 from ui.i18n import t
 
 CELL = "qkv.cell"  # the one-cell slider's widgets: qkv.cell:m / :i / :j (picker), qkv.cell:v:<cell> (slider)
@@ -167,67 +166,13 @@ def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRe
     slots.draw_parts([scores, mask, weights], first=2)
 
 
-def _factor(v: float) -> str:  # a negative factor or a bound in brackets: 2×(−0.4), (<0.001)×3
-    return numbers.factor(numbers.num(v))
-
-
-def _sum_of_products(q, k) -> str:
-    """q·k written out as a sum of products; past 6 terms the first 3 and the last 2, with … between."""
-    pairs = list(zip(q, k))
-    shown = pairs if len(pairs) <= 6 else pairs[:3] + [None] + pairs[-2:]
-    return " + ".join("…" if p is None else f"{_factor(p[0])}×{_factor(p[1])}" for p in shown)
-
-
-def _weight_factor(w: float, exact: bool) -> str:
-    """A weight as a factor in LaTeX: "0.784", or "(<0.001)" for one that is not 0 but rounds to it."""
-    return numbers.factor(numbers.prob(w, tex=True, exact=exact))
-
-
 def query_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVResult) -> None:
     toks = list(state.tokens)
     st.subheader(t("qkv.sec.query"))
     bind.control(page, st.selectbox, "query", t("qkv.query"), value=state.query,
                  apply=lambda s, q: lesson.with_query(s, q)[0], options=list(range(state.n)),
                  format_func=lambda i: f"{i + 1}: {toks[i]}")
-    i = state.query
-    s = res.steps
-    q = res.Q[i]
-    scaled = s.scaled_scores[i]
-    e = np.exp(scaled - scaled.max())
-    e_exact = ~np.isfinite(scaled) | (scaled == scaled.max())  # e^(−∞) = 0 and e^0 = 1 exactly, all else between
-    w_exact = numbers.softmax_exact(scaled)
-    qname = escape.latex(toks[i])
-    st.markdown(t("qkv.explain", token=escape.markdown(toks[i]), d_k=state.d_k))
-    text.formula(r"s_j = \frac{q_{%s}\cdot k_j}{\sqrt{d_k}},\qquad \sqrt{%d} = %s"
-                 % (qname, state.d_k, numbers.num(np.sqrt(state.d_k), tex=True)))
-    text.formula(r"w_j = \mathrm{softmax}(s)_j = \frac{e^{s_j}}{\sum_m e^{s_m}} = \frac{e^{s_j - s_{\max}}}"
-                 r"{\sum_m e^{s_m - s_{\max}}},\qquad \sum_m e^{s_m - s_{\max}} = %s" % numbers.num(e.sum(), tex=True))
-    cols = ["key", "products", "score", "scaled", *(["masked"] if state.causal else []), "exp", "weight"]
-    header = [t(f"qkv.tbl.{c}") for c in cols]
-    divided = s.scores[i] * s.scale  # ÷√d_k itself; the causal mask then adds 0 or −∞ (its own column)
-    rows = [[f"{j + 1}: {tok}", _sum_of_products(q, res.K[j]), numbers.num(s.scores[i, j]), numbers.num(divided[j]),
-             *([numbers.num(scaled[j])] if state.causal else []),  # num(−inf) is "−∞"
-             numbers.prob(e[j], exact=e_exact[j]), numbers.percent(s.weights[i, j], exact=w_exact[j])]
-            for j, tok in enumerate(toks)]
-    text.show_table(header, rows, align="ll" + "r" * (len(cols) - 2), wrap={1})
-    st.caption(t("num.rule"))
-    c1, c2 = charts.chart_columns(F.bars_need(s.weights[i], percent=True, exact=w_exact), F.bars_need(s.output[i]))
-    with c1:
-        charts.show_figure(F.bars_spec(s.weights[i], toks, title=t("fig.qbars.title", token=escape.chart(toks[i])),
-                                       percent=True, y_range=(0, 1.12), hover=t("fig.qbars.hover"),
-                                       width_px=c1.width_px, exact=w_exact), key="qkv.fig.qbars")
-    with c2:
-        charts.show_figure(F.vector_mix_spec(res.V, s.weights[i], s.output[i], toks, out_label=t("fig.mix.out"),
-                                             dim_title=t("fig.mix.dim"),
-                                             title=t("fig.mix.title", token=escape.chart(toks[i])),
-                                             width_px=c2.width_px, exact=w_exact),
-                           key="qkv.fig.mix")
-    terms = " + ".join(r"%s\,v_{%s}" % (_weight_factor(w, x), escape.latex(tok))
-                       for w, x, tok in zip(s.weights[i], w_exact, toks))
-    if state.n > 6:
-        terms = r"\sum_j w_j v_j"
-    text.formula(r"z_{%s} = %s = %s" % (qname, terms, text.tex_vector(s.output[i])))
-    st.caption(t("qkv.explain_out"))
+    query.explain(state.query, toks, toks, res.Q, res.K, res.V, res.steps, masked=state.causal, key="qkv")
 
 
 def preset_notes(state: lesson.QKVState, res: lesson.QKVResult) -> None:

@@ -278,18 +278,18 @@ def test_query_selectbox(qkv):
     assert qkv.selectbox(key="qkv.query").options == ["1: 犬", "2: が", "3: 歩く"]
     ok(qkv.selectbox(key="qkv.query").set_value(2).run())
     assert state(qkv).query == 2
-    assert JA["qkv.explain"].format(token="歩く", d_k=5) in texts(qkv.markdown)
+    assert JA["query.explain"].format(token="歩く", d_k=5) in texts(qkv.markdown)
     # 歩く's row spelled out. q_歩く = [1,0,1,1,0]; keys 犬 [2,2,0,1,0], が [0,0,1,0,1], 歩く [0,0,1,1,0]
     # scores: 2+0+0+1+0 = 3, 0+0+1+0+0 = 1, 0+0+1+1+0 = 2; ÷√5 → 1.342, 0.447, 0.894
     # e^(s - max): 1, e^-0.894427 = 0.408842, e^-0.447214 = 0.639407; Σ = 2.048249
     # weights: 0.488222, 0.199606, 0.312172 → 48.8 %, 20.0 %, 31.2 %
-    (df,) = [tbl for tbl in map(markdown_table, texts(qkv.markdown)) if tbl and JA["qkv.tbl.weight"] in tbl]
-    assert df[JA["qkv.tbl.score"]] == ["3", "1", "2"]
-    assert df[JA["qkv.tbl.scaled"]] == ["1.342", "0.447", "0.894"]
-    assert df[JA["qkv.tbl.exp"]] == ["1", "0.409", "0.639"]
-    assert df[JA["qkv.tbl.weight"]] == ["48.8%", "20.0%", "31.2%"]
-    assert df[JA["qkv.tbl.key"]] == ["1: 犬", "2: が", "3: 歩く"]
-    assert df[JA["qkv.tbl.products"]][0] == "1×2 + 0×2 + 1×0 + 1×1 + 0×0"
+    (df,) = [tbl for tbl in map(markdown_table, texts(qkv.markdown)) if tbl and JA["query.tbl.weight"] in tbl]
+    assert df[JA["query.tbl.score"]] == ["3", "1", "2"]
+    assert df[JA["query.tbl.scaled"]] == ["1.342", "0.447", "0.894"]
+    assert df[JA["query.tbl.exp"]] == ["1", "0.409", "0.639"]
+    assert df[JA["query.tbl.weight"]] == ["48.8%", "20.0%", "31.2%"]
+    assert df[JA["query.tbl.key"]] == ["1: 犬", "2: が", "3: 歩く"]
+    assert df[JA["query.tbl.products"]][0] == "1×2 + 0×2 + 1×0 + 1×1 + 0×0"
 
 
 def markdown_table(md: str) -> dict[str, list[str]] | None:
@@ -459,7 +459,7 @@ def test_share_panel_shows_the_link_only_while_open_and_then_the_current_one(qkv
 
 
 def _query_table(at) -> dict[str, list[str]]:
-    (tbl,) = [x for x in map(markdown_table, texts(at.markdown)) if x and JA["qkv.tbl.weight"] in x]
+    (tbl,) = [x for x in map(markdown_table, texts(at.markdown)) if x and JA["query.tbl.weight"] in x]
     return tbl
 
 
@@ -468,16 +468,16 @@ def test_query_table_brackets_negative_factors_and_never_shows_a_tiny_exp_as_zer
     # k_犬 = [2,2,0,1,0]; q·k = -2 + 4 + 0 + 1 + 0 = 3.
     qkv.session_state["qkv:state"] = L.with_cell(state(qkv), "W_Q", 0, 0, -2.0)
     tbl = _query_table(ok(qkv.run()))
-    assert tbl[JA["qkv.tbl.products"]][0] == "(−1)×2 + 2×2 + 0×0 + 1×1 + 0×0"
-    assert tbl[JA["qkv.tbl.score"]][0] == "3"
+    assert tbl[JA["query.tbl.products"]][0] == "(−1)×2 + 2×2 + 0×0 + 1×1 + 0×0"
+    assert tbl[JA["query.tbl.score"]][0] == "3"
     # W_Q[0,0] = 100: q_犬 = [101, 2, 0, 1, 0]; scores 207, 0, 1; ÷√5; e^(s - max) for が = e^(-207/√5).
     qkv.session_state["qkv:state"] = L.with_cell(state(qkv), "W_Q", 0, 0, 100.0)
     tbl = _query_table(ok(qkv.run()))
     tiny = math.exp(-207 / math.sqrt(5))
     assert tiny < 1e-30  # not 0, far below what 3 decimals show: "<0.001" (ui.numbers.prob), never "e" notation
-    assert tbl[JA["qkv.tbl.exp"]][1:] == ["<0.001", "<0.001"]
+    assert tbl[JA["query.tbl.exp"]][1:] == ["<0.001", "<0.001"]
     # weights 1 − (tiny + e^(−206/√5)) < 1 but within 1e-30 of it: ">99.9%", and the tiny two "<0.1%"
-    assert tbl[JA["qkv.tbl.weight"]] == [">99.9%", "<0.1%", "<0.1%"]
+    assert tbl[JA["query.tbl.weight"]] == [">99.9%", "<0.1%", "<0.1%"]
     assert JA["qkv.note.dog"] not in texts(qkv.info)  # the preset's note is about its own numbers
 
 
@@ -486,9 +486,9 @@ def test_query_table_with_the_causal_mask_keeps_the_division_and_shows_the_mask_
     # the mask; the causal mask then hides が and 歩く (they come after 犬): −∞, and 犬 takes all the weight.
     qkv.session_state["qkv:state"] = dataclasses.replace(state(qkv), causal=True, query=0)
     tbl = _query_table(ok(qkv.run()))
-    assert tbl[JA["qkv.tbl.score"]] == ["9", "0", "1"]
-    assert tbl[JA["qkv.tbl.scaled"]] == ["4.025", "0", "0.447"]
-    assert tbl[JA["qkv.tbl.masked"]] == ["4.025", "−∞", "−∞"]
-    assert tbl[JA["qkv.tbl.weight"]] == ["100%", "0%", "0%"]
+    assert tbl[JA["query.tbl.score"]] == ["9", "0", "1"]
+    assert tbl[JA["query.tbl.scaled"]] == ["4.025", "0", "0.447"]
+    assert tbl[JA["query.tbl.masked"]] == ["4.025", "−∞", "−∞"]
+    assert tbl[JA["query.tbl.weight"]] == ["100%", "0%", "0%"]
     qkv.session_state["qkv:state"] = dataclasses.replace(state(qkv), causal=False)
-    assert JA["qkv.tbl.masked"] not in _query_table(ok(qkv.run()))
+    assert JA["query.tbl.masked"] not in _query_table(ok(qkv.run()))

@@ -102,7 +102,7 @@ def _table(at) -> dict[str, list[str]]:
     for m in at.markdown:
         text = re.sub(r"^<style>.*?</style>\s*", "", m.value.strip(), flags=re.S)
         lines = text.splitlines()
-        if len(lines) > 2 and lines[0].startswith("|") and plain(JA["qkv.tbl.weight"]) in plain(lines[0]):
+        if len(lines) > 2 and lines[0].startswith("|") and plain(JA["query.tbl.weight"]) in plain(lines[0]):
             rows = [[plain(c.strip()) for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]] for line in lines]
             return {h: [r[k] for r in rows[2:]] for k, h in enumerate(rows[0])}
     raise AssertionError("no query table")
@@ -121,14 +121,14 @@ def test_step_5_for_the_cat_sentence_is_readable_and_right():
     tbl = _table(at)
     cells = [c for col in tbl.values() for c in col]
     assert not [c for c in cells if re.search(r"\de[+\-−]?\d", c) or re.search(r"(^|[(\s])-\d", c)], cells
-    for text, w in zip(tbl[JA["qkv.tbl.weight"]], weights):
+    for text, w in zip(tbl[JA["query.tbl.weight"]], weights):
         if w < 0.0005:
             assert text == "<0.1%"  # not 0, not "0.0%", not "8.7e-05"
         else:
             assert abs(float(text.rstrip("%")) - 100 * w) <= 0.05 + 1e-9
-    for text, e in zip(tbl[JA["qkv.tbl.exp"]], exps):
+    for text, e in zip(tbl[JA["query.tbl.exp"]], exps):
         assert text == ("1" if e == 1 else "<0.001" if e < 0.0005 else text)
         if text not in ("1", "<0.001"):
             assert abs(float(text) - e) <= 0.0005
-    assert tbl[JA["qkv.tbl.score"]][1] == "−2.2" and tbl[JA["qkv.tbl.score"]][4] == "−19.34"  # one minus sign
+    assert tbl[JA["query.tbl.score"]][1] == "−2.2" and tbl[JA["query.tbl.score"]][4] == "−19.34"  # one minus sign
     assert JA["num.rule"] in [c.value for c in at.caption]

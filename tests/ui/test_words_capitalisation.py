@@ -36,7 +36,7 @@ def test_the_rule_sees_the_labels_it_is_about():
     en = table("en")
     keys = label_keys(en)
     assert {"fig.scaling_var.x", "fig.scaling_var.y", "fig.scaling_temp.y", "fig.scaling_sat.with", "fig.X.rows",
-            "fig.mask_bool.hover", "masks.start.none", "scaling.book.dim_1", "qkv.tbl.weight"} <= set(keys)
+            "fig.mask_bool.hover", "masks.start.none", "scaling.book.dim_1", "query.tbl.weight"} <= set(keys)
     assert starts_wrong("value") and starts_wrong("density") and not starts_wrong("Value")
     assert not starts_wrong("d_k (log scale)") and not starts_wrong("× share {p}") and not starts_wrong("犬")
 
