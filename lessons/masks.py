@@ -322,9 +322,9 @@ def from_link(values: dict) -> tuple[MasksState, list[Notice]]:
     clamped = _clamped_step(state)
     notices = []
     if "st" in values and clamped.step != state.step and tokens(state.text):
-        notices.append(Notice("step_clamped", {"asked": state.step + 1, "used": clamped.step + 1}))
+        notices.append(Notice("step_clamped", {"asked": state.step + 1, "used": clamped.step + 1, "param": "st"}))
     elif "st" in values and clamped.step != state.step:  # sentence 1 has no token: said (issue 20, defect 6)
-        notices.append(Notice("step_no_tokens", {"asked": state.step + 1}))
+        notices.append(Notice("step_no_tokens", {"asked": state.step + 1, "param": "st"}))
     return clamped, notices
 
 

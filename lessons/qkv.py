@@ -470,11 +470,14 @@ def to_link(state: QKVState) -> dict:
     if state.causal:
         out["c"] = True
     carry_direct = state.mode == "direct" or state.direct_edits  # else Q, K, V are only an old copy of X·W
+    # an xw-mode state with direct-mode edits says so by carrying Q, K, V even where they equal the baseline (an edit
+    # can set a cell back to what X·W gives: the link then lost the edits' flag, and direct mode started afresh)
+    always = state.mode == "xw" and state.direct_edits
     for name in MATRICES:
         M = state.mats[name]
         if name in DIRECT_MATRICES and not carry_direct:
             continue
-        if M.size and not np.array_equal(M, baseline_matrix(state, name)):
+        if M.size and ((always and name in DIRECT_MATRICES) or not np.array_equal(M, baseline_matrix(state, name))):
             out[name] = M
     return out
 
@@ -490,9 +493,9 @@ def from_link(values: dict) -> tuple[QKVState, list[Notice]]:
     state, clamped = with_query(replace(state, causal=values.get("c", False)), asked)
     notices = []
     if clamped and state.n:
-        notices.append(Notice("query_clamped", {"asked": asked + 1, "used": state.query + 1}))
+        notices.append(Notice("query_clamped", {"asked": asked + 1, "used": state.query + 1, "param": "q"}))
     elif clamped:  # no token at all: nothing to point at, said all the same (issue 20, defect 6)
-        notices.append(Notice("query_no_tokens", {"asked": asked + 1}))
+        notices.append(Notice("query_no_tokens", {"asked": asked + 1, "param": "q"}))
     return state, notices
 
 

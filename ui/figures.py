@@ -440,6 +440,23 @@ def _colorscale(name: str) -> list:
     return [list(stop) for stop in _scale_stops(name)]
 
 
+BLOCK_LINE = {"color": "#222222", "width": 3}
+
+
+def block_frames(r: int, c: int, row_blocks: int = 1, col_blocks: int = 1) -> list[dict]:
+    """Plotly rectangles framing the equal blocks of an r × c grid cut into ``row_blocks`` × ``col_blocks`` (a block
+    count that does not divide its side, or 1, cuts nothing on that side). Each block of a side cut in k is one
+    head's share (head i: block i)."""
+    rk = row_blocks if row_blocks > 1 and r % row_blocks == 0 else 1
+    ck = col_blocks if col_blocks > 1 and c % col_blocks == 0 else 1
+    if rk == ck == 1:
+        return []
+    h, w = r // rk, c // ck
+    return [{"fillcolor": "rgba(0,0,0,0)", "line": dict(BLOCK_LINE), "type": "rect", "x0": b * w - 0.5,
+             "x1": (b + 1) * w - 0.5, "y0": a * h - 0.5, "y1": (a + 1) * h - 0.5}
+            for a in range(rk) for b in range(ck)]
+
+
 def frame_rows(rows) -> list[int]:
     """``highlight_rows`` (of :func:`heatmap_spec`) as sorted distinct row numbers: None → [], one int → [it]."""
     if rows is None:
@@ -451,7 +468,7 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
                  hover: str = "", weights: bool = False, role: str | None = None, zmax: float | None = None,
                  highlight_rows: int | Iterable[int] | None = None, cell_px: int | None = None,
                  width_px: float | None = None,
-                 range_note: str = "", rounded_note: str = "", exact=None) -> dict:
+                 range_note: str = "", rounded_note: str = "", exact=None, blocks: tuple[int, int] = (1, 1)) -> dict:
     """A matrix as a heatmap with its values written in the cells.
 
     Args:
@@ -464,6 +481,8 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
             range ±max|M|, or ±zmax (the lesson's range, lessons/ranges.py) widened to a round number past a value
             beyond it.
         role: key of ROLE_COLORS for the title colour.
+        blocks: (row blocks, column blocks): the rows / columns cut into that many equal blocks, each framed
+            (:func:`block_frames`): a multi-head W_Q's heads (column blocks), W_O's (row blocks). (1, 1): none.
         highlight_rows: a row, or several, to frame: the chosen query, or the queries with no key to attend to. Rows
             outside 0..r-1 are ignored.
         cell_px: cell height in pixels (default from the size; taller when a cell's text needs it).
@@ -554,9 +573,11 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
         colorbar["tickvals"], colorbar["ticktext"] = _ticks(
             lo, hi, 0.9 * plot_h, lambda x: SMALL_FONT * LINE_EM if text_px(x, SMALL_FONT) <= widest else math.inf)
     framed = [i for i in frame_rows(highlight_rows) if 0 <= i < r]
-    if framed:
-        layout["shapes"] = [{"fillcolor": "rgba(0,0,0,0)", "line": {"color": ROLE_COLORS["Q"], "width": 4},
-                             "type": "rect", "x0": -0.5, "x1": c - 0.5, "y0": i - 0.5, "y1": i + 0.5} for i in framed]
+    shapes = block_frames(r, c, *blocks)
+    shapes += [{"fillcolor": "rgba(0,0,0,0)", "line": {"color": ROLE_COLORS["Q"], "width": 4},
+                "type": "rect", "x0": -0.5, "x1": c - 0.5, "y0": i - 0.5, "y1": i + 0.5} for i in framed]
+    if shapes:
+        layout["shapes"] = shapes
     data = [trace]
     if masked.any():  # masked cells (−∞) in grey, written "−∞", under the numbers; they never set the colour range
         data.insert(0, _flat_cells(masked, MASKED_GREY, "−∞", custom, hover, r, c, plan.font))

@@ -148,7 +148,7 @@ def test_step_is_clamped_when_the_sentence_shrinks():
     assert M.with_text(s, "犬 が").step == 1
     st_, notes = M.from_link({"st": 9})
     assert st_.step == 4 and [n.code for n in notes] == ["step_clamped"]
-    assert notes[0].args == {"asked": 10, "used": 5}
+    assert notes[0].args == {"asked": 10, "used": 5, "param": "st"}
 
 
 def test_empty_sentences_show_nothing_and_raise_nothing():

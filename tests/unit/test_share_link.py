@@ -439,7 +439,7 @@ def test_matrix_of_the_other_mode_is_carried():
 def test_query_past_the_end_is_clamped_with_notice():
     s, notes = single({"qkv": "2", "p": "dog", "q": "99"})
     assert codes(notes) == ["query_clamped"]
-    assert notes[0].args == {"asked": 100, "used": 3}
+    assert notes[0].args == {"asked": 100, "used": 3, "param": "q"}
     assert s.query == 2
 
 
@@ -577,3 +577,15 @@ def test_a_version_1_link_of_another_lesson_is_recognised_by_its_keys():
     assert state.query == "" and state.d_k == 64
     back, notes = LESSON.decode({"v": "1", "s1": "3", "dk": "64", "sc": "1", "T": "1"})
     assert [(n.code, n.args) for n in notes] == [("other_lesson", {"lesson": "scaling"})]
+
+
+def test_a_direct_edit_back_to_the_projection_keeps_its_flag_in_the_link():
+    """Found by the property above: after a new sentence Q held 1.3e-17 where X·W now gives 0 (another product
+    order); a direct-mode edit of that cell to 0 set the edits' flag, but the link, writing only matrices that differ
+    from the baseline, dropped Q and reopened without the flag (so entering direct mode started Q afresh)."""
+    s = L.with_text(L.with_sizes(L.default_state("custom", 420), d_k=1), "が")
+    s = L.with_cell(s, "Q", 0, 0, 0.0)
+    assert s.direct_edits
+    back, notes = roundtrip(s)
+    assert notes == [] and back.direct_edits
+    assert_lesson_same(s, back)
