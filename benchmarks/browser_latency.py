@@ -23,7 +23,8 @@ What is measured, in headless Chromium (Debian's /usr/bin/chromium, driven by Pl
 
 Cases: the minimal page (benchmarks/minimal_app.py: one slider, one 3×3 heatmap with numbers); /qkv with the
 default 3 tokens (犬 が 歩く), the one-cell slider (its label starts with the matrix name, "X …") and the d_k
-slider; /qkv opened from a link with 16 tokens and d_model = d_k = d_v = 16, the same two sliders. Each case has
+slider; /qkv opened from a link with 16 tokens and d_model = d_k = d_v = 16, the same two sliders; /multihead (its
+hand-set example, 4 tokens, d_model 8, 2 heads) with its one-cell slider, timed to head 1's weights. Each case has
 its own browser page (own session). Moves run round-robin, one move per case per round, each from an idle app, so
 drift in machine load hits all cases alike.
 
@@ -75,6 +76,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows"]
 VIEWPORT = {"width": 1400, "height": 1000}
 PORTS = range(8610, 8620)
+HEAD1_TITLE = "ヘッド 1 の重み"  # the multi-head page's first head (Japanese, the default language)
 WEIGHTS_TITLE = "softmax(QK"  # both languages: "Attention weights softmax(QKᵀ/√d_k)", "アテンションの重み softmax(…)"
 APP_IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 QUIET_S = 0.4  # a run is over when the app is idle and no websocket frame came for this long
@@ -296,6 +298,7 @@ CASES = [
     ("/qkv 3 tokens, d_k slider", "app", "/qkv", DK_SLIDER, WEIGHTS_TITLE),
     ("/qkv 16 tokens (16/16/16), cell slider", "app", LINK16, CELL_SLIDER, WEIGHTS_TITLE),
     ("/qkv 16 tokens, d_k slider", "app", LINK16, DK_SLIDER, WEIGHTS_TITLE),
+    ("/multihead 4 tokens, cell slider", "app", "/multihead", CELL_SLIDER, HEAD1_TITLE),
 ]
 
 
