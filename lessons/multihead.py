@@ -232,13 +232,14 @@ def with_n_heads(state: MultiHeadState, n_heads: int) -> MultiHeadState:
 
 
 def with_seed(state: MultiHeadState, seed: int) -> MultiHeadState:
-    """A new seed: every number the preset does not give is drawn again (edits are dropped); the same seed changes
-    nothing."""
+    """A new seed: every number the preset does not give is drawn again, except the cells the person edited, which
+    keep their numbers (lessons.seeded.keep_edits); the same seed changes nothing."""
     s = int(min(max(int(seed), 0), SEED_MAX))
     if s == state.seed:
         return state
     fresh = _fresh(state.preset, state.text, state.d_model, state.n_heads, s)
-    return replace(fresh, query=state.query, head=state.head, causal=state.causal, cell=state.cell)
+    mats = {n: seeded.keep_edits(state.mats[n], baseline_matrix(state, n), fresh.mats[n]) for n in MATRICES}
+    return replace(fresh, mats=mats, query=state.query, head=state.head, causal=state.causal, cell=state.cell)
 
 
 def _checked(state: MultiHeadState, name: str, M) -> np.ndarray:

@@ -298,14 +298,19 @@ def with_sizes(state: QKVState, d_model: int | None = None, d_k: int | None = No
 
 
 def with_seed(state: QKVState, seed: int) -> QKVState:
-    """New seed: every number of the preset at the current tokens and sizes is drawn again (edits are dropped). The
-    seed the state already has changes nothing: a slider value applied twice (a late rerun) must not drop the edits
-    made since (a browser run showed the numbers of this state with the X edit dropped while its link kept it)."""
+    """New seed: every number the preset does not give is drawn again, except the cells the person edited (those
+    that differ from what the old seed gave: :func:`seeded.keep_edits`), which keep their numbers: a seed move must
+    not throw typed numbers away without a word (issue 20's hostile trial: an edited X cell vanished). Q, K, V of
+    direct mode keep their edits only if they were edited there (``direct_edits``). The seed the state already has
+    changes nothing (a slider value applied twice, a late rerun)."""
     s = int(min(max(int(seed), 0), SEED_MAX))
     if s == state.seed:
         return state
     fresh = _fresh(state.preset, state.text, state.d_model, state.d_k, state.d_v, s, state.mode, state.query)
-    return replace(fresh, causal=state.causal, cell=state.cell)
+    kept = [n for n in MATRICES if n not in DIRECT_MATRICES or state.direct_edits]
+    mats = {**fresh.mats, **{n: seeded.keep_edits(state.mats[n], baseline_matrix(state, n), fresh.mats[n])
+                             for n in kept}}
+    return replace(fresh, mats=mats, causal=state.causal, cell=state.cell, direct_edits=state.direct_edits)
 
 
 def with_mode(state: QKVState, mode: str) -> QKVState:

@@ -199,3 +199,11 @@ def refit(old, new, *, old_rows: Sequence | None = None, new_rows: Sequence | No
     if r_src and c_src:
         out[np.ix_(r_dst, c_dst)] = o2[np.ix_(r_src, c_src)]
     return out.reshape(new_a.shape)
+
+
+def keep_edits(edited, before, after) -> np.ndarray:
+    """``after`` (a matrix drawn again, e.g. from a new seed) with the cells of ``edited`` that differ from
+    ``before`` (what was drawn for it): the person's edits survive a redraw, everything else is the new draw.
+    All three have one shape. Returns a new array."""
+    edited, before, after = (np.asarray(a) for a in (edited, before, after))
+    return np.where(edited != before, edited, after).astype(after.dtype)

@@ -122,3 +122,14 @@ def test_the_cost_of_h_heads_equals_one_full_width_head():
             c = L.cost(n, d, h)
             assert c["heads"] == one["heads"] == 2 * n * n * d
             assert c["projections"] == 3 * n * d * d and c["out"] == n * d * d
+
+
+def test_a_new_seed_keeps_the_edited_cells_and_redraws_the_rest():
+    s = L.with_cell(L.default_state("random", 5), "W_V", 2, 3, -4.5)
+    s2 = L.with_seed(s, 6)
+    fresh = L.default_state("random", 6)
+    want = fresh.mats["W_V"].copy()
+    want[2, 3] = -4.5
+    np.testing.assert_array_equal(s2.mats["W_V"], want)
+    for name in ("X", "W_Q", "W_K", "W_O"):
+        np.testing.assert_array_equal(s2.mats[name], fresh.mats[name])

@@ -202,11 +202,21 @@ def test_unrelated_settings_do_not_redraw_matrices():
     np.testing.assert_array_equal(L.compute(s3).steps.weights, L.compute(s).steps.weights)
 
 
-def test_with_seed_redraws_and_drops_edits():
+def test_with_seed_redraws_all_but_the_edited_cells():
+    """An edited cell keeps the number typed into it (a hostile trial saw an edited X cell vanish on a seed move,
+    without a word); every other cell is the new seed's."""
     s = L.with_cell(L.default_state("custom", seed=5), "W_Q", 0, 0, 3.25)
     s2 = L.with_seed(s, 6)
     assert s2.seed == 6
-    assert_mats_equal(s2, L.default_state("custom", seed=6))
+    fresh = L.default_state("custom", seed=6)
+    assert s2.mats["W_Q"][0, 0] == 3.25
+    want = fresh.mats["W_Q"].copy()
+    want[0, 0] = 3.25
+    np.testing.assert_array_equal(s2.mats["W_Q"], want)
+    for name in ("X", "W_K", "W_V"):
+        np.testing.assert_array_equal(s2.mats[name], fresh.mats[name])
+    dog = L.with_seed(L.with_cell(L.default_state("dog"), "X", 0, 1, 2.5), 3152)  # the trial's steps
+    assert dog.mats["X"][0, 1] == 2.5 and "X" in L.LESSON.to_link(dog)
     assert L.with_seed(s, 10**9).seed == L.SEED_MAX
     assert L.with_seed(s, -5).seed == 0
 
