@@ -16,7 +16,7 @@ import pytest
 
 import lessons
 
-from .helpers import SIDEBAR, assert_no_exception, assert_no_page_errors
+from .helpers import SIDEBAR, assert_no_exception, assert_no_page_errors, count_when_drawn
 from .test_slider_keys_browser import PAGE_JS, SLIDERS, at_rest, numbers, slider_input
 
 HOLD_MS = 2500  # the pointer stays down this long after the last move: the relayed values must show by then
@@ -56,7 +56,8 @@ def drag(page, k: int) -> tuple[float, float]:
 @pytest.mark.parametrize("lesson", [x.key for x in lessons.REGISTRY])
 def test_a_drag_moves_the_numbers_before_the_release_on_every_slider(browser, page, page_errors, app_server, lesson):
     page.goto(f"{app_server}/{lesson}")
-    page.wait_for_selector(SLIDERS, timeout=60_000)
+    if not count_when_drawn(page, SLIDERS):
+        pytest.skip(f"/{lesson}: its page has no slider")
     at_rest(page)
     for k in range(page.locator(SLIDERS).count()):
         box = page.locator(SLIDERS).nth(k)

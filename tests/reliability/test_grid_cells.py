@@ -68,7 +68,11 @@ def test_a_bad_cell_is_refused_named_and_the_others_are_kept(lesson, field, shap
 
     base = np.arange(shape[0] * shape[1], dtype=float).reshape(shape) / 4
     cols = [str(j) for j in range(shape[1])]
-    edits = {0: {cols[0]: typed}, shape[0] - 1: {cols[-1]: "7"}}  # a good edit in the same batch still lands
+    edits = {0: {cols[0]: typed}}
+    edits.setdefault(shape[0] - 1, {})[cols[-1]] = "7"  # a good edit in the same batch still lands (a one-row
+    # matrix: the same row's other cell; a 1 × 1 matrix has none, its one cell is the refused one)
+    if shape == (1, 1):
+        edits[0][cols[0]] = typed
     out, refused = _apply_edits(base, edits, cols, parse_cell_text)
     assert [(i, j, e.code) for i, j, e in refused] == [(0, 0, code)]
     assert out[0, 0] == base[0, 0] and out[-1, -1] == (7.0 if shape != (1, 1) else base[0, 0])
