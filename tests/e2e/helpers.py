@@ -60,14 +60,6 @@ def wait_for_app(page, timeout_ms: float = 30_000) -> None:
     page.wait_for_timeout(500)
 
 
-def count_when_drawn(page, selector: str, timeout_ms: float = 60_000) -> int:
-    """How many ``selector`` a lesson page holds once it has drawn (its title shown and no run in progress): for the
-    registry-wide suites, which skip a page that has none of their subject (say, no slider) with a reason."""
-    page.wait_for_selector("[data-testid='stMain'] h1", timeout=timeout_ms)
-    wait_for_app(page, timeout_ms)
-    return page.locator(selector).count()
-
-
 def assert_no_exception(page) -> None:
     """Fail with the shown text if the app displays an exception box."""
     dialogs = page.locator("[role='dialog']").filter(has_text="ForwardMsg")
