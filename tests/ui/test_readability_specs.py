@@ -8,6 +8,8 @@ Chromium with the chart font (Noto Sans CJK JP), and every layout rule against t
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -287,10 +289,13 @@ def test_a_range_note_keeps_the_chart_height_and_the_numbers_fit(n, width):
 
 @pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda x: x.key)
 def test_every_lesson_has_ranges_for_its_default_state(lesson):
+    """Finite, positive ranges; each named after an array the lesson shows or a name its page asks for (a range of
+    a derived picture, e.g. the masked scores): a name neither is a typo that leaves a chart without its range."""
     found = lesson.ranges(lesson.default_state())
     assert found and all(math.isfinite(v) and v > 0 for v in found.values())
-    assert set(found) <= set(lesson.arrays(lesson.default_state())) | {"masked_scores", "batch_output",
-                                                                       "custom_output", "output"}
+    page = (Path(__file__).resolve().parents[2] / lesson.page).read_text(encoding="utf-8")
+    asked = set(re.findall(r"""ranges(?:\([^)]*\))?\.get\(\s*["']([^"']+)["']""", page))  # ranges.get / ranges(s).get
+    assert set(found) <= set(lesson.arrays(lesson.default_state())) | asked, set(found) - asked
 
 
 def test_qkv_ranges_hold_while_cells_are_edited():
