@@ -56,7 +56,7 @@ def _with_d_model(state: lesson.MultiHeadState, d: int, page: runtime.Page) -> l
 def sizes(page: runtime.Page) -> None:
     state = page.state
     with st.container(border=True):
-        c1, c2, c3 = st.columns([2, 2, 1.2], vertical_alignment="bottom")
+        c1, c2, c3 = st.columns([1.8, 1.8, 1.6], vertical_alignment="bottom")  # "Causal mask" whole at 1024 px
         bind.control(page, c1.slider, "dm", "d_model", value=state.d_model, min_value=lesson.DM_MIN,
                      max_value=lesson.DM_MAX, step=1, apply=lambda s, v: _with_d_model(s, v, page),
                      help=t("multihead.ctl.dm_help"))
