@@ -95,20 +95,9 @@ def inputs_section(page: runtime.Page) -> None:
             charts.show_heatmap(n if n == "X" else f"mh_{n}", state.mats[n], *labels[n], role=n if n == "X" else "W",
                                 key=f"multihead.fig.{n}",
                                 zmax=ranges.get(n), blocks=_blocks(n, state.n_heads))
-    grids = st.expander(t("multihead.edit_grids"), icon=":material/edit:", key="multihead.grids", on_change="rerun")
-    if grids.open:  # built only while open, one tab's grid at a time
-        with grids:
-            st.caption(t("multihead.edit_help"))
-            page.show_notices(GRID, toast=True)
-            tabs = st.tabs(list(names), key="multihead.grid_tab", on_change="rerun")
-            for n, tab in zip(names, tabs):
-                if tab.open:
-                    with tab:
-                        widgets.matrix_editor(
-                            f"multihead.grid.{n}", state.mats[n], *labels[n], name=n,
-                            commit=lambda M, n=n: page.apply(lesson.with_matrix, n, M, place=GRID),
-                            notify=lambda code, args: page.notify(code, args, place=GRID),
-                            current=lambda n=n: page.state.mats[n])
+    widgets.matrix_grids(page, {n: state.mats[n] for n in names}, labels, title=t("multihead.edit_grids"),
+                         help=t("multihead.edit_help"), place=GRID,
+                         commit=lambda n, M: page.apply(lesson.with_matrix, n, M, place=GRID))
 
 
 def split_section(state: lesson.MultiHeadState, res) -> None:

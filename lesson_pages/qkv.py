@@ -84,20 +84,9 @@ def inputs_section(page: runtime.Page) -> None:
         with cols[k]:
             role = n if n in ("X", "Q", "K", "V") else "W"
             charts.show_heatmap(n, state.mats[n], *labels[n], role=role, key=f"qkv.fig.{n}", zmax=ranges.get(n))
-    grids = st.expander(t("qkv.edit_grids"), icon=":material/edit:", key="qkv.grids", on_change="rerun")
-    if grids.open:  # built only while open, and only the chosen tab's grid: a grid costs more than all heatmaps
-        with grids:
-            st.caption(t("qkv.edit_help"))
-            page.show_notices(GRID, toast=True)
-            tabs = st.tabs(list(names), key=f"qkv.grid_tab.{state.mode}", on_change="rerun")
-            for n, tab in zip(names, tabs):
-                if tab.open:
-                    with tab:
-                        widgets.matrix_editor(
-                            f"qkv.grid.{n}", state.mats[n], *labels[n], name=n,
-                            commit=lambda M, n=n: page.apply(lesson.with_matrix, n, M, place=GRID),
-                            notify=lambda code, args: page.notify(code, args, place=GRID),
-                            current=lambda n=n: page.state.mats[n])
+    widgets.matrix_grids(page, {n: state.mats[n] for n in names}, labels, title=t("qkv.edit_grids"),
+                         help=t("qkv.edit_help"), place=GRID, tab_key=f"grid_tab.{state.mode}",
+                         commit=lambda n, M: page.apply(lesson.with_matrix, n, M, place=GRID))
 
 
 def qkv_section(state: lesson.QKVState, res: lesson.QKVResult) -> None:

@@ -10,7 +10,8 @@ import unicodedata
 
 import numpy as np
 
-__all__ = ["CELL_LIMIT", "Refusal", "check_cell", "parse_number", "parse_cell_text"]
+__all__ = ["CELL_LIMIT", "Refusal", "check_cell", "checked_matrix", "with_one_cell", "parse_number",
+           "parse_cell_text"]
 
 CELL_LIMIT = 1000.0
 """Largest |value| a matrix cell may hold: keeps every product finite (16·1000² per entry at most)."""
@@ -54,6 +55,38 @@ def check_cell(value, limit: float = CELL_LIMIT) -> float:
     if abs(v) > limit:
         raise Refusal("too_big", value=f"{v:g}", limit=f"{limit:g}")
     return v + 0.0  # -0.0 → 0.0
+
+
+def checked_matrix(name: str, M, want: tuple[int, int], limit: float = CELL_LIMIT) -> np.ndarray:
+    """Matrix ``name`` as a new float64 array of shape ``want`` whose every cell passes :func:`check_cell`.
+
+    Raises:
+        Refusal: "invalid" (not numbers), "shape" (another shape, e.g. a grid drawn before a size changed; args got,
+        want as "RxC"), or a cell's refusal with matrix, row, col (from 0) added.
+    """
+    try:
+        arr = np.array(M, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise Refusal("invalid") from None
+    if arr.shape != tuple(want):
+        raise Refusal("shape", got="x".join(str(k) for k in arr.shape), want=f"{want[0]}x{want[1]}")
+    for (i, j), v in np.ndenumerate(arr):
+        try:
+            check_cell(float(v), limit)
+        except Refusal as e:
+            e.args_.update(matrix=name, row=i, col=j)
+            raise
+    return arr + 0.0
+
+
+def with_one_cell(M: np.ndarray, name: str, i: int, j: int, v: float) -> np.ndarray:
+    """A copy of matrix ``name`` with cell (i, j) set to ``v`` (already checked). Raises Refusal "outside" for a cell
+    outside the matrix (a slider drawn for a cell that a new size removed), with matrix, row, col (from 1), shape."""
+    if not (0 <= i < M.shape[0] and 0 <= j < M.shape[1]):
+        raise Refusal("outside", matrix=name, row=int(i) + 1, col=int(j) + 1, shape=f"{M.shape[0]}x{M.shape[1]}")
+    out = M.copy()
+    out[i, j] = v
+    return out
 
 
 def parse_number(text: str) -> float | None:

@@ -21,7 +21,7 @@ from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link, ranges, seeded
 from .base import Lesson, Transition
-from .cells import CELL_LIMIT, Refusal, check_cell
+from .cells import CELL_LIMIT, Refusal, check_cell, checked_matrix, with_one_cell
 from .link import Notice
 
 __all__ = [
@@ -242,29 +242,12 @@ def with_seed(state: MultiHeadState, seed: int) -> MultiHeadState:
     return replace(fresh, mats=mats, query=state.query, head=state.head, causal=state.causal, cell=state.cell)
 
 
-def _checked(state: MultiHeadState, name: str, M) -> np.ndarray:
-    if name not in MATRICES:
-        raise Refusal("invalid")
-    try:
-        arr = np.array(M, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise Refusal("invalid") from None
-    want = matrix_shape(state, name)
-    if arr.shape != want:
-        raise Refusal("shape", got="x".join(str(k) for k in arr.shape), want=f"{want[0]}x{want[1]}")
-    for (i, j), v in np.ndenumerate(arr):
-        try:
-            check_cell(float(v))
-        except Refusal as e:
-            e.args_.update(matrix=name, row=i, col=j)
-            raise
-    return arr + 0.0
-
-
 def with_matrix(state: MultiHeadState, name: str, M) -> MultiHeadState:
     """Replace matrix ``name`` (same shape, every cell within ±CELL_LIMIT). Raises Refusal ("shape", "invalid", or a
     cell's refusal naming the cell)."""
-    return replace(state, mats={**state.mats, name: _checked(state, name, M)})
+    if name not in MATRICES:
+        raise Refusal("invalid")
+    return replace(state, mats={**state.mats, name: checked_matrix(name, M, matrix_shape(state, name))})
 
 
 def with_cell(state: MultiHeadState, name: str, i: int, j: int, value) -> MultiHeadState:
@@ -272,11 +255,7 @@ def with_cell(state: MultiHeadState, name: str, i: int, j: int, value) -> MultiH
     v = check_cell(value)
     if name not in MATRICES:
         raise Refusal("invalid")
-    M = state.mats[name].copy()
-    if not (0 <= i < M.shape[0] and 0 <= j < M.shape[1]):
-        raise Refusal("outside", matrix=name, row=int(i) + 1, col=int(j) + 1, shape=f"{M.shape[0]}x{M.shape[1]}")
-    M[i, j] = v
-    return replace(state, mats={**state.mats, name: M})
+    return replace(state, mats={**state.mats, name: with_one_cell(state.mats[name], name, i, j, v)})
 
 
 def compute(state: MultiHeadState) -> MultiHeadSteps | None:

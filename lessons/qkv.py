@@ -19,7 +19,7 @@ from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link, ranges, seeded
 from .base import Lesson, Transition
-from .cells import CELL_LIMIT, Refusal, check_cell
+from .cells import CELL_LIMIT, Refusal, check_cell, checked_matrix, with_one_cell
 from .link import Notice
 
 __all__ = [
@@ -354,21 +354,7 @@ def with_matrix(state: QKVState, name: str, M) -> QKVState:
     unknown name or not numbers), or a cell's refusal naming the cell."""
     if name not in MATRICES:
         raise Refusal("invalid")
-    try:
-        arr = np.array(M, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise Refusal("invalid") from None
-    want = state_shape(state, name)
-    if arr.shape != want:
-        got = "x".join(str(k) for k in arr.shape)
-        raise Refusal("shape", got=got, want=f"{want[0]}x{want[1]}")
-    for (i, j), v in np.ndenumerate(arr):
-        try:
-            check_cell(float(v), cell_limit(name))
-        except Refusal as e:
-            e.args_.update(matrix=name, row=i, col=j)
-            raise
-    return _placed(state, name, arr + 0.0)
+    return _placed(state, name, checked_matrix(name, M, state_shape(state, name), cell_limit(name)))
 
 
 def with_cell(state: QKVState, name: str, i: int, j: int, value) -> QKVState:
@@ -377,11 +363,7 @@ def with_cell(state: QKVState, name: str, i: int, j: int, value) -> QKVState:
     v = check_cell(value)
     if name not in state.mats:
         raise Refusal("invalid")
-    M = state.mats[name].copy()
-    if not (0 <= i < M.shape[0] and 0 <= j < M.shape[1]):
-        raise Refusal("outside", matrix=name, row=int(i) + 1, col=int(j) + 1, shape=f"{M.shape[0]}x{M.shape[1]}")
-    M[i, j] = v
-    return _placed(state, name, M)
+    return _placed(state, name, with_one_cell(state.mats[name], name, i, j, v))
 
 
 @dataclass(frozen=True)

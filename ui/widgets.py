@@ -177,6 +177,29 @@ def matrix_editor(key: str, M: np.ndarray, row_labels: list[str], col_labels: li
           current=current, on_dropped=_dropped_notice(notify, name, values=True))
 
 
+def matrix_grids(page, mats: dict, labels: dict, *, title: str, help: str, commit: Callable[[str, np.ndarray], None],
+                 place: str, tab_key: str = "grid_tab") -> None:
+    """The matrices ``mats`` (name → array; ``labels``: name → (row labels, column labels)) as editable grids in a
+    folded expander with one tab per matrix (keys ``<lesson>.grids``, ``<lesson>.<tab_key>``, the grids
+    ``<lesson>.grid.<name>``). Built only while open, and only the chosen tab's grid: a grid costs more than all the
+    heatmaps. ``commit(name, M)`` places an edited matrix; refusals and dropped cells are said at ``place``, shown
+    in the expander (and as a toast)."""
+    grids = st.expander(title, icon=":material/edit:", key=page.key("grids"), on_change="rerun")
+    if not grids.open:
+        return
+    with grids:
+        st.caption(help)
+        page.show_notices(place, toast=True)
+        tabs = st.tabs(list(mats), key=page.key(tab_key), on_change="rerun")
+        for n, tab in zip(mats, tabs):
+            if tab.open:
+                with tab:
+                    matrix_editor(page.key(f"grid.{n}"), mats[n], *labels[n], name=n,
+                                  commit=lambda M, n=n: commit(n, M),
+                                  notify=lambda code, args: page.notify(code, args, place=place),
+                                  current=lambda n=n: page.state.mats[n])
+
+
 def mask_editor(key: str, mask: np.ndarray, row_labels, col_labels, *, commit: Callable[[np.ndarray], None],
                 current: Callable[[], np.ndarray] | None = None, notify: Callable[[str, dict], None] | None = None,
                 name: str = "") -> None:

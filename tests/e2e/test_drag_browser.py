@@ -13,12 +13,11 @@ d_model: "its key press reruns a fragment only, its drag reran the whole app (7 
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import lessons
 
 from .helpers import SIDEBAR, assert_no_exception, assert_no_page_errors
-from .test_slider_keys_browser import PAGE_JS, SLIDERS, at_rest, numbers, slider_input
+from .test_slider_keys_browser import PAGE_JS, SLIDERS, at_rest, numbers, slider_input, sliders_at_rest
 
 HOLD_MS = 2500  # the pointer stays down this long after the last move: the relayed values must show by then
 STEPS = 4
@@ -57,13 +56,7 @@ def drag(page, k: int) -> tuple[float, float]:
 @pytest.mark.parametrize("lesson", [x.key for x in lessons.REGISTRY])
 def test_a_drag_moves_the_numbers_before_the_release_on_every_slider(browser, page, page_errors, app_server, lesson):
     page.goto(f"{app_server}/{lesson}")
-    try:  # a page with sliders shows them within seconds (a cold server included); one without is said
-        page.wait_for_selector(SLIDERS, timeout=20_000)
-    except PlaywrightTimeout:
-        at_rest(page)
-        if not page.locator(SLIDERS).count():
-            pytest.skip(f"/{lesson}: its page has no slider")
-    at_rest(page)
+    sliders_at_rest(page, lesson)
     for k in range(page.locator(SLIDERS).count()):
         box = page.locator(SLIDERS).nth(k)
         label = box.locator("label").first.inner_text()
