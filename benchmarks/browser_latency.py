@@ -64,7 +64,7 @@ import urllib.request
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlparse
 
 import numpy as np
 
@@ -300,6 +300,12 @@ CASES = [
     ("/qkv 16 tokens, d_k slider", "app", LINK16, DK_SLIDER, WEIGHTS_TITLE),
     ("/multihead 4 tokens, cell slider", "app", "/multihead", CELL_SLIDER, HEAD1_TITLE),
 ]
+
+
+def _has_page(app_dir: Path, path: str) -> bool:
+    """Whether the app in ``app_dir`` has the lesson page of ``path`` (a baseline older than a lesson has none)."""
+    page = urlparse(path).path.strip("/")
+    return not page or (app_dir / "lesson_pages" / f"{page}.py").exists()
 
 
 def probe(title: str | None) -> str:
@@ -717,7 +723,8 @@ def main() -> None:
     started = time.monotonic()
     cases = [Case(*spec) for spec in CASES]
     if args.baseline_dir:
-        cases += [Case(f"{name} (baseline)", "baseline", *rest) for name, server, *rest in CASES if server == "app"]
+        cases += [Case(f"{name} (baseline)", "baseline", path, *rest) for name, server, path, *rest in CASES
+                  if server == "app" and _has_page(args.baseline_dir, path)]
     with ExitStack() as stack:
         logs = Path(tempfile.mkdtemp(prefix="browser_latency-"))  # kept: the servers' logs, for a failed run
         app_port, min_port, *more = free_ports(3 if args.baseline_dir else 2)
