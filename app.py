@@ -146,6 +146,7 @@ def main() -> None:
     st.session_state.pop(runtime.SHARE_KEY, None)
     share_slot = st.sidebar.container()
     widgets.show_notices(runtime.pop_notices(runtime.FRAME))
+    runtime.page_opened(nav.url_path)
     nav.run()
     params = runtime.url_params()
     link = urlencode(params)

@@ -185,8 +185,10 @@ def custom_section(page: runtime.Page) -> None:
     st.caption(t("masks.ctl.editor_help"))
     widgets.mask_editor(page.key("custom"), lesson.custom_mask(state), toks, toks,
                         commit=lambda m: page.apply(lesson.with_custom, m),
-                        current=lambda: lesson.custom_mask(page.state), notify=page.notify,
+                        current=lambda: lesson.custom_mask(page.state),
+                        notify=lambda code, args: page.notify(code, args, place="custom"),
                         name=t("fig.mask_bool.custom"))
+    page.show_notices("custom")  # under the grid: drawing it may add one (cells ticked that a new length cut off)
     steps = lesson.custom_steps(page.state)
     empty = np.flatnonzero(steps.fully_masked)
     if empty.size:

@@ -38,6 +38,7 @@ SHARE_KEY = "_share_params"
 SHARE_PANEL_KEY = "frame.share"  # the sidebar's share panel (an expander): True while it is open
 FRAME_RUNNING = "_frame_running"  # True while app.py runs: a page's code running without it is a fragment rerun
 FRAME = "frame"  # notice place of the frame (the sidebar)
+LAST_PAGE = "_last_page"  # the page (url path) of the last full run: see page_opened
 ADDRESS_KEY = "_address_written"  # True once this session (page load) had its first link written (app.py)
 log = logging.getLogger("attention_lab")
 
@@ -132,9 +133,22 @@ class Page:
         push_notices(f"{self.lesson.key}:{place}", notes)
 
     def show_notices(self, place: str = "top", *, toast: bool = False) -> None:
-        """Show, once, the notices queued for ``place`` (``toast``: also pop each up in the corner, for a place
-        the person may have scrolled away from)."""
-        show_notices(pop_notices(f"{self.lesson.key}:{place}"), toast=toast)
+        """Show the notices queued for ``place`` (``toast``: also pop each up in the corner, for a place the person
+        may have scrolled away from). They stay on screen through the reruns that leave the state as it was (a
+        grid's own restart, an expander opened), until the state changes or another notice comes, so a notice
+        is never gone before it could be read (issue 20: a grid's restart rerun wiped the one naming a lost
+        cell). Leaving the page forgets them (:func:`run`)."""
+        where = f"{self.lesson.key}:{place}"
+        new, link = pop_notices(where), self.lesson.encode(self.state)
+        if new:
+            st.session_state[f"{where}:shown"] = (new, link)
+            show_notices(new, toast=toast)
+            return
+        kept = st.session_state.get(f"{where}:shown")
+        if kept is not None and kept[1] == link:
+            show_notices(kept[0])  # no second toast
+        else:
+            st.session_state.pop(f"{where}:shown", None)
 
     # ---- link ----
     def publish(self) -> None:
@@ -179,6 +193,15 @@ def guarded(page: Page, body: Callable[[Page], None], *, where: str = "page") ->
         st.error(t("error.unexpected"), icon=":material/error:")
         st.button(t("error.reset"), key=page.key(f"error_reset.{where}"), icon=":material/restart_alt:",
                   on_click=page.reset)
+
+
+def page_opened(path: str) -> None:
+    """The frame's call before a page runs: when it is another page than the last run's, the notices kept on
+    screen (:meth:`Page.show_notices`) are forgotten, so a page opened again starts without old ones."""
+    if st.session_state.get(LAST_PAGE) != path:
+        st.session_state[LAST_PAGE] = path
+        for k in [k for k in st.session_state if str(k).endswith(":shown")]:
+            del st.session_state[k]
 
 
 def follow_lesson_link() -> None:

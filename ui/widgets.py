@@ -119,9 +119,48 @@ def _on_edit(key: str, edkey: str, cols: list[str], read: Callable, commit: Call
         _reset_editor(key, M)
 
 
+def _occurrences(labels) -> list[tuple[str, int]]:
+    """Each label with how many times it came before: the k-th copy of a repeated token is its own row."""
+    seen: dict[str, int] = {}
+    out = []
+    for x in map(str, labels):
+        out.append((x, seen.get(x, 0)))
+        seen[x] = seen.get(x, 0) + 1
+    return out
+
+
+def _say_dropped(key: str, edkey: str, rows: list[str], cols: list[str], on_dropped: Callable) -> None:
+    """The grid restarts with other rows or columns: the cells typed in it since its last restart (its edits, all
+    committed) whose row or column the new grid no longer has are named (``on_dropped``). Rows and columns are
+    matched by label and copy (the k-th "犬" row to the k-th "犬" row), as the lessons carry a matrix into another
+    sentence or size (lessons.seeded.refit).
+
+    This is the other order of issue 20's race: the edit still pending when a size slider is clicked may be
+    committed before the new size (the same rerun's callbacks in the other order, or a rerun of its own), and the
+    resize then cuts it off: said here whatever the order. A grid that was not on screen has no edits (Streamlit
+    forgets an undrawn widget's state), so nothing old is said."""
+    old = st.session_state.get(f"{key}:keys")
+    edits = st.session_state.get(edkey, {}).get("edited_rows", {})
+    if old is None or not edits:
+        return
+    old_labels, old_rows, old_cols = old
+    new_rows, new_cols = set(_occurrences(rows)), set(_occurrences(cols))
+    gone = []
+    for i, row in edits.items():
+        for col, value in row.items():
+            i_, j = int(i), old_labels.index(str(col)) if str(col) in old_labels else -1
+            if 0 <= i_ < len(old_rows) and j >= 0 and (old_rows[i_] not in new_rows or old_cols[j] not in new_cols):
+                gone.append((i_, j, value))
+    if gone:
+        on_dropped(sorted(gone), (len(rows), len(cols)))
+
+
 def _grid(key: str, M: np.ndarray, row_labels, col_labels, *, show: Callable, read: Callable, column: Callable,
           commit: Callable[[np.ndarray], None], on_refused: Callable | None = None,
-          current: Callable[[], np.ndarray] | None = None, on_dropped: Callable | None = None) -> None:
+          current: Callable[[], np.ndarray] | None = None, on_dropped: Callable | None = None,
+          row_keys: list | None = None, col_keys: list | None = None) -> None:
+    """One editable grid (see the comment above). ``row_keys``, ``col_keys``: what identifies a row or column when
+    the matrix is carried into another shape (default: the labels; by position: 0, 1, …)."""
     base = st.session_state.get(f"{key}:base")
     ver = st.session_state.get(f"{key}:ver", 0)
     edkey = f"{key}:ed{ver}"
@@ -132,10 +171,14 @@ def _grid(key: str, M: np.ndarray, row_labels, col_labels, *, show: Callable, re
         expected = None
     st.session_state[f"{key}:current"] = M.copy()  # what a refused edit falls back to (see _on_edit)
     if expected is None or not np.array_equal(expected, M):
+        if on_dropped is not None:
+            _say_dropped(key, edkey, [str(r) for r in (row_keys or row_labels)], [str(c) for c in (col_keys or cols)],
+                         on_dropped)
         _reset_editor(key, M)
         ver = st.session_state[f"{key}:ver"]
         edkey = f"{key}:ed{ver}"
         base = st.session_state[f"{key}:base"]
+    st.session_state[f"{key}:keys"] = (cols, _occurrences(row_keys or row_labels), _occurrences(col_keys or cols))
     df = pd.DataFrame([[show(v) for v in row] for row in base], index=[str(r) for r in row_labels], columns=cols)
     st.data_editor(df, key=edkey, on_change=_on_edit,
                    args=(key, edkey, cols, read, commit, on_refused, current, on_dropped),
@@ -189,7 +232,7 @@ def matrix_grids(page, mats: dict, labels: dict, *, title: str, help: str, commi
         return
     with grids:
         st.caption(help)
-        page.show_notices(place, toast=True)
+        notes = st.container()  # filled after the grids: drawing one may add a notice (_say_dropped)
         tabs = st.tabs(list(mats), key=page.key(tab_key), on_change="rerun")
         for n, tab in zip(mats, tabs):
             if tab.open:
@@ -198,6 +241,8 @@ def matrix_grids(page, mats: dict, labels: dict, *, title: str, help: str, commi
                                   commit=lambda M, n=n: commit(n, M),
                                   notify=lambda code, args: page.notify(code, args, place=place),
                                   current=lambda n=n: page.state.mats[n])
+        with notes:
+            page.show_notices(place, toast=True)
 
 
 def mask_editor(key: str, mask: np.ndarray, row_labels, col_labels, *, commit: Callable[[np.ndarray], None],
@@ -208,7 +253,9 @@ def mask_editor(key: str, mask: np.ndarray, row_labels, col_labels, *, commit: C
     ``current``, ``notify``: as for :func:`matrix_editor` (``name``: the mask's name in the notice)."""
     rows = [f"{i + 1} {x}" for i, x in enumerate(row_labels)]
     cols = [f"{j + 1} {x}" for j, x in enumerate(col_labels)]
+    # a mask is carried into another batch length by position (lessons.seeded.refit), not by token
     _grid(key, np.asarray(mask, dtype=bool), rows, cols, show=bool, read=bool,
+          row_keys=list(range(len(rows))), col_keys=list(range(len(cols))),
           column=lambda c: st.column_config.CheckboxColumn(c), commit=commit, current=current,
           on_dropped=_dropped_notice(notify, name, values=False) if notify else None)
 

@@ -404,6 +404,22 @@ def test_hostile_dk_in_url_gives_warning_and_default(served):
     assert len(at.warning) == 1 and "dk" in at.warning[0].value and "999" in at.warning[0].value
 
 
+def test_a_notice_stays_through_reruns_that_change_nothing_and_goes_with_the_next_change(served):
+    """Issue 20: a rerun that changes nothing (here: run again; in the browser a grid's restart) wiped a notice
+    before it could be read. It stays until the state changes, and a page opened again starts without it."""
+    at = ok(fresh(dk="999").switch_page("lesson_pages/qkv.py").run())
+    said = [w.value for w in at.warning if "999" in w.value]
+    assert len(said) == 1
+    ok(at.run())
+    assert [w.value for w in at.warning if "999" in w.value] == said  # a rerun with the same state: still there
+    ok(at.slider(key="qkv.dk").set_value(3).run())
+    assert not [w for w in at.warning if "999" in w.value]  # the state changed: gone
+    at = ok(fresh(dk="999").switch_page("lesson_pages/qkv.py").run())
+    ok(at.switch_page("lesson_pages/scaling.py").run())
+    ok(at.switch_page("lesson_pages/qkv.py").run())
+    assert not [w for w in at.warning if "999" in w.value]  # left and opened again: gone
+
+
 def test_unknown_version_in_url(served):
     at = ok(fresh(v="2", dk="7").switch_page("lesson_pages/qkv.py").run())
     assert state(at).d_k == 5

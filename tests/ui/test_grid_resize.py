@@ -65,3 +65,65 @@ def test_the_dropped_cells_are_said_in_words(monkeypatch, lang):
     text = table(lang)[f"notice.{code}"].format(**args)
     assert "X" in text and "3×2" in text and "7" in text and "－１" in text
     assert ("3 行 4 列" in text) if lang == "ja" else ("row 3, column 4" in text)
+
+
+# ---- the other order: the edit committed first, the resize after (issue 20, seen in CI at a load of ~10) ----------
+class _Grid:
+    """The X grid of the Q·K·V lesson drawn by ui.widgets._grid with a fake Streamlit: what it names as dropped."""
+
+    def __init__(self, monkeypatch, state):
+        self.ss: dict = {}
+        self.state, self.dropped = state, []
+        fake = types.SimpleNamespace(session_state=self.ss, data_editor=lambda *a, **k: None,
+                                     caption=lambda *a, **k: None)
+        monkeypatch.setattr(W, "st", fake)
+        monkeypatch.setattr(W, "t", lambda key, **kw: key)
+
+    def draw(self):
+        M = self.state.mats["X"]
+        cols = [str(j + 1) for j in range(M.shape[1])]
+        W._grid("g", M, list(self.state.tokens), cols, show=str, read=parse_cell_text, column=lambda c: None,
+                commit=self.commit, on_dropped=lambda cells, shape: self.dropped.append((cells, shape)))
+
+    def commit(self, M):
+        self.state = qkv.with_matrix(self.state, "X", M)
+
+    def type(self, edits):
+        """Cells typed and committed (the grid's on_change) on the matrix as drawn."""
+        ver = self.ss["g:ver"]
+        self.ss[f"g:ed{ver}"] = {"edited_rows": edits}
+        cols = list(self.ss["g:keys"][0])
+        W._on_edit("g", f"g:ed{ver}", cols, parse_cell_text, self.commit, None, lambda: self.state.mats["X"],
+                   lambda cells, shape: self.dropped.append((cells, shape)))
+
+
+def test_an_edit_committed_before_a_smaller_d_model_is_named_when_the_grid_restarts(monkeypatch):
+    g = _Grid(monkeypatch, qkv.default_state("dog"))  # X (3, 4)
+    g.draw()
+    g.type({0: {"4": "3"}, 1: {"1": "2"}})
+    assert g.state.mats["X"][0, 3] == 3.0 and g.dropped == []  # accepted on the old shape
+    g.state = qkv.with_sizes(g.state, d_model=1)  # then the slider's change
+    g.draw()
+    assert g.dropped == [([(0, 3, "3")], (3, 1))]  # column 4 is gone; row 2 column 1 (typed 2) still there
+    assert g.state.mats["X"][1, 0] == 2.0
+    g.draw()
+    assert len(g.dropped) == 1  # said once: the grid restarted without the old edits
+
+
+def test_a_row_that_moves_with_its_token_is_not_named_one_that_left_is(monkeypatch):
+    g = _Grid(monkeypatch, qkv.default_state("dog"))  # 犬 が 歩く
+    g.draw()
+    g.type({2: {"1": "5"}, 1: {"2": "6"}})  # 歩く's column 1, が's column 2
+    g.state = qkv.with_text(g.state, "歩く犬")  # 歩く now row 0; が left
+    g.draw()
+    assert g.state.mats["X"][0, 0] == 5.0  # the lesson carried 歩く's typed value along …
+    assert g.dropped == [([(1, 1, "6")], (2, 4))]  # … so only が's is named
+
+
+def test_a_grid_whose_shape_does_not_change_names_nothing(monkeypatch):
+    g = _Grid(monkeypatch, qkv.default_state("dog"))
+    g.draw()
+    g.type({0: {"4": "3"}})
+    g.state = qkv.with_seed(g.state, 5)  # other numbers, the same shape
+    g.draw()
+    assert g.dropped == []
