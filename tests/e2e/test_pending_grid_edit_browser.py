@@ -8,10 +8,10 @@ the slider).
 
 Expected (the rule of ui.widgets._on_edit): no exception box, no traceback, no server path; the typed value kept
 in its cell when the cell still exists (read from the matrix's own heatmap), or named in a notice when the new size
-no longer holds it; the link's size equals the slider's. Whatever order the grid's and the slider's changes take
-(one rerun either way round, or two): ui.widgets._on_edit names a cell cut off when the resize came first,
-ui.widgets._say_dropped when the edit landed first; the notice stays through the grid's restart rerun. Fails on the old code: serve a worktree of 057a123 with
-ATTN_LAB_APP_DIR (tests/e2e/helpers.py app_dir()).
+no longer holds it; the link's size equals the slider's. Whatever order the grid's and the slider's changes
+take (one rerun either way round, or two): ui.widgets._on_edit names a cell cut off when the resize came first,
+ui.widgets._say_dropped when the edit landed first; the notice stays through the grid's restart rerun. Fails on
+the old code: serve a worktree of 057a123 with ATTN_LAB_APP_DIR (tests/e2e/helpers.py app_dir()).
 """
 from __future__ import annotations
 
