@@ -12,18 +12,19 @@ shapes, errors and source (Vaswani et al. 2017, "Attention Is All You Need").
 - multihead.py: ``split_heads``, ``merge_heads``, ``multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads,
   mask=None) -> MultiHeadSteps`` with W_Q, W_K (d_model, h·d_k), W_V (d_model, h·d_v), W_O (h·d_v, d_model), every
   per-head stage kept (sec. 3.2.2).
-- positional.py: ``sinusoidal_positional_encoding``.  scaling.py: the variance / saturation / temperature math.
+- positional.py: ``sinusoidal_positional_encoding``; rotary position embedding ``apply_rope``, ``rope_angles``.
+  scaling.py: the variance / saturation / temperature math.
   tokens.py: sentence → tokens.
 
 Seeded example numbers are not here: they are a teaching choice of the lessons (lessons/seeded.py).
 """
 from .attention import AttentionSteps, causal_mask, padding_mask, scaled_dot_product_attention, softmax
 from .multihead import MultiHeadSteps, merge_heads, multi_head_attention, split_heads
-from .positional import sinusoidal_positional_encoding
+from .positional import apply_rope, rope_angles, sinusoidal_positional_encoding
 from .projection import project_cross, project_qkv
 
 __all__ = [
-    "AttentionSteps", "MultiHeadSteps", "causal_mask", "merge_heads", "multi_head_attention", "padding_mask",
-    "project_cross", "project_qkv", "scaled_dot_product_attention", "sinusoidal_positional_encoding", "softmax",
-    "split_heads",
+    "AttentionSteps", "MultiHeadSteps", "apply_rope", "causal_mask", "merge_heads", "multi_head_attention",
+    "padding_mask", "project_cross", "project_qkv", "rope_angles", "scaled_dot_product_attention",
+    "sinusoidal_positional_encoding", "softmax", "split_heads",
 ]
