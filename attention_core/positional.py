@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["apply_rope", "rope_angles", "sinusoidal_positional_encoding"]
+__all__ = ["apply_rope", "rope_angles", "sinusoidal_at", "sinusoidal_positional_encoding"]
 
 
 def sinusoidal_positional_encoding(n_positions: int, d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -22,11 +22,30 @@ def sinusoidal_positional_encoding(n_positions: int, d_model: int, base: float =
     Raises:
         ValueError: on a negative n_positions, d_model < 1 or base <= 0.
     """
-    if n_positions < 0 or d_model < 1 or not base > 0:
-        raise ValueError(f"need n_positions >= 0, d_model >= 1, base > 0; got {n_positions}, {d_model}, {base}")
-    pos = np.arange(n_positions, dtype=np.float64)[:, None]
+    if n_positions < 0:
+        raise ValueError(f"need n_positions >= 0, got {n_positions}")
+    return sinusoidal_at(np.arange(n_positions, dtype=np.float64), d_model, base)
+
+
+def sinusoidal_at(positions, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The rows of :func:`sinusoidal_positional_encoding` at any real positions (e.g. 0, 0.05, 0.1, … to draw a
+    column as a smooth curve through the table's values at the whole positions).
+
+    Args:
+        positions: 1-D, finite, length n. d_model >= 1; base > 0.
+
+    Returns:
+        float64 array (n, d_model).
+
+    Raises:
+        ValueError: on d_model < 1, base <= 0, or positions not 1-D / not finite.
+    """
+    pos = np.asarray(positions, dtype=np.float64)
+    if d_model < 1 or not base > 0 or pos.ndim != 1 or not np.all(np.isfinite(pos)):
+        raise ValueError(f"need 1-D finite positions, d_model >= 1, base > 0; got shape {pos.shape}, {d_model}, "
+                         f"{base}")
     pair = np.arange(d_model) // 2
-    angle = pos / np.power(float(base), 2.0 * pair / d_model)
+    angle = pos[:, None] / np.power(float(base), 2.0 * pair / d_model)
     return np.where(np.arange(d_model) % 2 == 0, np.sin(angle), np.cos(angle))
 
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 from .base import Lesson
 from .masks import LESSON as MASKS
 from .multihead import LESSON as MULTIHEAD
+from .positional import LESSON as POSITIONAL
 from .qkv import LESSON as QKV
 from .scaling import LESSON as SCALING
 
-REGISTRY: list[Lesson] = [QKV, SCALING, MASKS, MULTIHEAD]
+REGISTRY: list[Lesson] = [QKV, SCALING, MASKS, MULTIHEAD, POSITIONAL]
 """The lessons in teaching order (a list, so a test can register a throwaway lesson for the duration of a test)."""
 
-PLANNED = ("positional", "cross")
+PLANNED = ("cross",)
 """Lessons the home page announces as coming (texts planned.<key>), until a lesson with that key is in REGISTRY."""
 
 

@@ -440,6 +440,12 @@ def _colorscale(name: str) -> list:
     return [list(stop) for stop in _scale_stops(name)]
 
 
+def diverging_colorscale() -> list:
+    """The heatmaps' diverging scale (DIVERGING_SCALE, blue < 0 < red, white at 0) as explicit stops, for a lesson's
+    own chart: plotly.js has its own scale under the same name (grey at 0), so a name alone would differ."""
+    return _colorscale(DIVERGING_SCALE)
+
+
 BLOCK_LINE = {"color": "#222222", "width": 3}
 
 

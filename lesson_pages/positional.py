@@ -1,0 +1,225 @@
+"""Lesson 5 — positional encoding: order lost without it, the sinusoidal table and its waves, similarity by distance,
+order restored with X + PE, and RoPE (scores that depend on the distance only)."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from attention_core.tokens import MAX_TEXT_CHARS
+from lessons import positional as lesson
+from ui import bind, charts, escape, numbers, runtime, slots, text, widgets
+from ui.i18n import t
+from ui.lesson_charts.positional import table_map_spec, waves_spec
+
+NUMBERS_MAX = 12  # a table up to 12 × 12 has its numbers written in the cells; larger ones are colours only
+DIAGONAL_SHOWN = 6  # how many values of one diagonal of PE·PEᵀ are listed
+
+
+# ---- controls ----------------------------------------------------------------------------------------------------
+def controls(page: runtime.Page) -> None:
+    state = page.state
+    with st.container(border=True):
+        c1, c2, c3 = st.columns([2.2, 2.2, 1.0], vertical_alignment="bottom")
+        bind.control(page, c1.text_input, "text", t("positional.ctl.text"), value=state.text,
+                     apply=lesson.with_text, max_chars=MAX_TEXT_CHARS, help=t("positional.ctl.text_help"))
+        bind.control(page, c2.text_input, "text2", t("positional.ctl.text2"), value=state.text2,
+                     apply=lesson.with_text2, max_chars=MAX_TEXT_CHARS, help=t("positional.ctl.text2_help"))
+        bind.number(page, c3.number_input, "seed", t("positional.ctl.seed"), value=state.seed,
+                    apply=lesson.with_seed, lo=0, hi=lesson.SEED_MAX, help=t("positional.ctl.seed_help"))
+
+
+def sizes(page: runtime.Page) -> None:
+    state = page.state
+    with st.container(border=True):
+        c1, c2, c3 = st.columns(3, vertical_alignment="bottom")
+        bind.control(page, c1.slider, "dm", "d_model", value=state.d_model, min_value=lesson.DM_MIN,
+                     max_value=lesson.DM_MAX, step=1, apply=lesson.with_d_model, help=t("positional.ctl.dm_help"))
+        bind.control(page, c2.slider, "scale", t("positional.ctl.scale"), value=state.scale, min_value=0.0,
+                     max_value=lesson.SCALE_MAX, step=lesson.SCALE_STEP, apply=lesson.with_scale,
+                     help=t("positional.ctl.scale_help"))
+        bind.control(page, c3.select_slider, "base", t("positional.ctl.base"), value=state.base,
+                     options=list(lesson.BASES), apply=lesson.with_base, help=t("positional.ctl.base_help"))
+
+
+# ---- helpers -----------------------------------------------------------------------------------------------------
+def _weights_row(items) -> None:
+    """Weights heatmaps side by side: items = (figure name, matrix, row tokens, column tokens, key)."""
+    cols = charts.chart_columns(*(charts.heatmap_need(W, r, c, weights=True) for _, W, r, c, _ in items), max_cols=3)
+    for col, (name, W, r, c, key) in zip(cols, items):
+        with col:
+            charts.show_heatmap(name, W, r, c, weights=True, key=key)
+
+
+def _gap_line(gap: float | None, *, with_pe: bool) -> None:
+    if gap is None:
+        st.info(t("positional.out.not_reordering"), icon=":material/info:")
+    elif with_pe:
+        st.markdown(t("positional.out.gap_pe", gap=f"{gap:.6f}"))
+    else:
+        st.markdown(t("positional.out.gap", gap=f"{gap:.6f}"))
+
+
+def _table(name: str, M, *, key: str, x_title: str, y_title: str, zlim: float | None = None) -> None:
+    """A table with its numbers in the cells when small (the shared heatmap), else as colours only."""
+    r, c = M.shape
+    if r <= NUMBERS_MAX and c <= NUMBERS_MAX:
+        charts.show_heatmap(name, M, [str(i) for i in range(r)], [str(j) for j in range(c)], key=key, zmax=zlim)
+        return
+    lim = zlim if zlim is not None else None
+    charts.show_figure(table_map_spec(M, title=t(f"fig.{name}.title"), x_title=x_title, y_title=y_title,
+                                      hover=t(f"positional.map.{name}"), zmin=None if lim is None else -lim, zmax=lim),
+                       key=key, caption=t("positional.out.colours_only", r=r, c=c, max=NUMBERS_MAX))
+
+
+# ---- sections ----------------------------------------------------------------------------------------------------
+def order_lost(state: lesson.PositionalState, res: lesson.Experiment) -> None:
+    st.subheader(t("positional.sec.lost"))
+    st.markdown(t("positional.sec.lost_help"))
+    a, b = list(state.tokens), list(state.tokens2)
+    items = [("pos_weights_a", res.weights_a, a, a, "positional.fig.weights_a")]
+    if b:
+        items.append(("pos_weights_b", res.weights_b, b, b, "positional.fig.weights_b"))
+    if res.reordered is not None:
+        items.append(("pos_reordered", res.reordered, b, b, "positional.fig.reordered"))
+    _weights_row(items)
+    _gap_line(res.gap, with_pe=False)
+
+
+def table_section(page: runtime.Page) -> None:
+    st.subheader(t("positional.sec.table"))
+    st.markdown(t("positional.sec.table_help"))
+    text.formula(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{b^{2i/d_{model}}}\right),\quad "
+                 r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{b^{2i/d_{model}}}\right)")
+    state = page.state
+    c1, c2 = st.columns(2, vertical_alignment="bottom")
+    bind.control(page, c1.slider, "np", t("positional.ctl.np"), value=state.n_positions, min_value=1,
+                 max_value=lesson.TABLE_MAX, step=1, apply=lambda s, v: lesson.with_table(s, n_positions=v),
+                 help=t("positional.ctl.np_help"))
+    bind.control(page, c2.slider, "dp", t("positional.ctl.dp"), value=state.d_table, min_value=1,
+                 max_value=lesson.TABLE_MAX, step=1, apply=lambda s, v: lesson.with_table(s, d_table=v),
+                 help=t("positional.ctl.dp_help"))
+    state = page.state
+    pe = lesson.pe_table(state)
+    _table("pos_table", pe, key="positional.fig.table", x_title=t("positional.axis.dim"),
+           y_title=t("positional.axis.pos"), zlim=1.0)
+    waves(page, pe)
+
+
+def _wave_name(j: int, wavelength: str) -> str:
+    if j % 2 == 0:
+        return t("positional.wave.sin", j=j, i=j // 2, wavelength=wavelength)
+    return t("positional.wave.cos", j=j, i=j // 2, wavelength=wavelength)
+
+
+def waves(page: runtime.Page, pe: np.ndarray) -> None:
+    state = page.state
+    pairs = lesson.n_pairs(state.d_table)
+    if pairs > 1:
+        bind.control(page, st.slider, "pair", t("positional.ctl.pair"), value=state.pair, min_value=0,
+                     max_value=pairs - 1, step=1, apply=lesson.with_pair, help=t("positional.ctl.pair_help"))
+    state = page.state
+    cols = lesson.wave_columns(state)
+    names = [escape.chart(_wave_name(j, numbers.num(lesson.wavelength(state, j), 1))) for j in cols]
+    xs, curves = lesson.wave_curves(state)
+    charts.show_figure(waves_spec(xs, curves, pe, cols, names, title=t("positional.wave.title"),
+                                  x_title=t("positional.axis.pos"), y_title=t("positional.axis.value")),
+                       key="positional.fig.waves")
+    st.caption(t("positional.wave.caption"))
+
+
+def similarity_section(state: lesson.PositionalState) -> None:
+    st.subheader(t("positional.sec.similar"))
+    st.markdown(t("positional.sec.similar_help"))
+    pe = lesson.pe_table(state)
+    sim = pe @ pe.T
+    _table("pos_sim", sim, key="positional.fig.sim", x_title=t("positional.axis.pos"),
+           y_title=t("positional.axis.pos"))
+    n = sim.shape[0]
+    if n < 2:
+        return
+    vals = [sim[p, p + 1] for p in range(n - 1)]
+    shown = [numbers.num(v, 6) for v in vals[:DIAGONAL_SHOWN]] + (["…"] if len(vals) > DIAGONAL_SHOWN else [])
+    spread = max(vals) - min(vals)
+    st.markdown(t("positional.out.diagonal", values=t("positional.out.sep").join(shown),
+                  spread=f"{spread:.6f}", n=len(vals)))
+    if state.d_table % 2:
+        st.caption(t("positional.out.odd_width", d=state.d_table))
+
+
+def order_restored(state: lesson.PositionalState, res: lesson.Experiment) -> None:
+    st.subheader(t("positional.sec.restored"))
+    st.markdown(t("positional.sec.restored_help", scale=numbers.num(state.scale, 2)))
+    a, b = list(state.tokens), list(state.tokens2)
+    dims = [str(j) for j in range(state.d_model)]
+    mats = (("pos_x_a", res.X_a), ("pos_pe_a", res.PE_a), ("pos_sum_a", state.scale * res.X_a + res.PE_a))
+    cols = charts.chart_columns(*(charts.heatmap_need(M, a, dims) for _, M in mats), max_cols=3)
+    for col, (name, M) in zip(cols, mats):
+        with col:
+            charts.show_heatmap(name, M, a, dims, role="X", key=f"positional.fig.{name}")
+    items = [("pos_weights_a_pe", res.weights_a_pe, a, a, "positional.fig.weights_a_pe")]
+    if b:
+        items.append(("pos_weights_b_pe", res.weights_b_pe, b, b, "positional.fig.weights_b_pe"))
+    if res.reordered_pe is not None:
+        items.append(("pos_reordered_pe", res.reordered_pe, b, b, "positional.fig.reordered_pe"))
+    _weights_row(items)
+    _gap_line(res.gap_pe, with_pe=True)
+
+
+def rope_section(page: runtime.Page, res: lesson.Experiment) -> None:
+    st.subheader(t("positional.sec.rope"))
+    st.markdown(t("positional.sec.rope_help"))
+    text.formula(r"\tilde q_m = R_{m}\,q,\ \ \tilde k_n = R_{n}\,k,\qquad \tilde q_m\cdot\tilde k_n = "
+                 r"q\cdot R_{n-m}\,k,\qquad \theta_i = b^{-2i/d}")
+    state = page.state
+    c1, c2, c3 = st.columns(3, vertical_alignment="bottom")
+    for col, name, value in ((c1, "rm", state.rope_m), (c2, "rn", state.rope_n), (c3, "sh", state.rope_shift)):
+        arg = {"rm": "m", "rn": "n", "sh": "shift"}[name]
+        bind.control(page, col.slider, name, t(f"positional.ctl.{name}"), value=value, min_value=0,
+                     max_value=lesson.POS_MAX, step=1, apply=lambda s, v, arg=arg: lesson.with_rope(s, **{arg: v}))
+    state = page.state
+    q, k, rows = lesson.rope_scores(state, res)
+    toks = list(state.tokens)
+    st.markdown(t("positional.out.rope_vectors", q=_vec(q), k=_vec(k),
+                  q_tok=escape.markdown(toks[0]), k_tok=escape.markdown(toks[min(1, len(toks) - 1)])))
+    header = [t("positional.rope.m"), t("positional.rope.n"), t("positional.rope.dist"), t("positional.rope.score")]
+    text.show_table(header, [[numbers.integer(m), numbers.integer(n), numbers.integer(n - m), numbers.num(s, 6)]
+                             for m, n, s in rows], align="rrrr")
+    same = abs(rows[0][2] - rows[1][2])
+    st.markdown(t("positional.out.rope_same", diff=f"{same:.6f}"))
+    a = toks
+    _weights_row([("pos_weights_a_pe", res.weights_a_pe, a, a, "positional.fig.rope_pe"),
+                  ("pos_weights_a_rope", res.weights_a_rope, a, a, "positional.fig.weights_a_rope")])
+    st.caption(t("positional.out.rope_caption"))
+
+
+def _vec(v) -> str:
+    return "[" + ", ".join(numbers.num(x, 2) for x in v) + "]"
+
+
+# ---- the page ----------------------------------------------------------------------------------------------------
+def live_numbers(page: runtime.Page) -> None:
+    state = page.state
+    res = lesson.experiment(state)
+    parts = []
+    if res is None:
+        parts.append(lambda: st.info(t("tokens.no_tokens"), icon=":material/edit_note:"))
+    else:
+        parts.append(lambda: order_lost(state, res))
+    parts += [lambda: table_section(page), lambda: similarity_section(page.state)]
+    if res is not None:
+        parts += [lambda: order_restored(state, res), lambda: rope_section(page, res)]
+    slots.draw_parts(parts, first=0)
+
+
+def workbench(page: runtime.Page) -> None:
+    sizes(page)
+    live_numbers(page)
+
+
+def render(page: runtime.Page) -> None:
+    controls(page)
+    slots.keep_place(lambda: (widgets.token_notices(page.state.text), widgets.token_notices(page.state.text2)))
+    page.live(workbench)
+
+
+runtime.run("positional", render)
