@@ -9,7 +9,7 @@ from attention_core.tokens import MAX_TEXT_CHARS
 from lessons import positional as lesson
 from ui import bind, charts, escape, numbers, runtime, slots, text, widgets
 from ui.i18n import t
-from ui.lesson_charts.positional import table_map_spec, waves_spec
+from ui.lesson_charts.positional import rope_spec, table_map_spec, waves_spec
 
 NUMBERS_MAX = 12  # a table up to 12 × 12 has its numbers written in the cells; larger ones are colours only
 DIAGONAL_SHOWN = 6  # how many values of one diagonal of PE·PEᵀ are listed
@@ -19,7 +19,7 @@ DIAGONAL_SHOWN = 6  # how many values of one diagonal of PE·PEᵀ are listed
 def controls(page: runtime.Page) -> None:
     state = page.state
     with st.container(border=True):
-        c1, c2, c3 = st.columns([2.2, 2.2, 1.0], vertical_alignment="bottom")
+        c1, c2, c3 = st.columns([2.0, 2.0, 1.3], vertical_alignment="bottom")  # the seed 9999 whole
         bind.control(page, c1.text_input, "text", t("positional.ctl.text"), value=state.text,
                      apply=lesson.with_text, max_chars=MAX_TEXT_CHARS, help=t("positional.ctl.text_help"))
         bind.control(page, c2.text_input, "text2", t("positional.ctl.text2"), value=state.text2,
@@ -184,6 +184,14 @@ def rope_section(page: runtime.Page, res: lesson.Experiment) -> None:
     header = [t("positional.rope.m"), t("positional.rope.n"), t("positional.rope.dist"), t("positional.rope.score")]
     text.show_table(header, [[numbers.integer(m), numbers.integer(n), numbers.integer(n - m), numbers.num(s, 6)]
                              for m, n, s in rows], align="rrrr")
+    ns, first, second = lesson.rope_curves(state, res)
+    m, sh = state.rope_m, state.rope_shift
+    names = [escape.chart(t("positional.rope.curve", m=m)), escape.chart(t("positional.rope.curve", m=m + sh))]
+    ns_text = t("positional.out.sep").join(str(n) for _, n, _ in rows)
+    charts.show_figure(rope_spec(ns, first, second, [(n, v) for _, n, v in rows], names,
+                                 escape.chart(t("positional.rope.points", ns=ns_text)), title=t("positional.rope.title"),
+                                 x_title=t("positional.rope.n"), y_title=t("positional.rope.score")),
+                       key="positional.fig.rope", caption=t("positional.rope.caption", shift=sh))
     same = abs(rows[0][2] - rows[1][2])
     st.markdown(t("positional.out.rope_same", diff=f"{same:.6f}"))
     a = toks

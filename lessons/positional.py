@@ -26,8 +26,9 @@ from .link import Notice
 
 __all__ = [
     "DM_MIN", "DM_MAX", "TABLE_MAX", "SEED_MAX", "BASES", "SCALE_MAX", "POS_MAX", "PositionalState", "default_state",
-    "reordering", "pe_table", "wave_columns", "wave_curves", "wavelength", "experiment", "rope_scores", "arrays",
-    "n_pairs", "with_text", "with_text2", "with_d_model", "with_table", "with_pair", "with_rope", "LINK", "LESSON",
+    "reordering", "pe_table", "wave_columns", "wave_curves", "wavelength", "experiment", "rope_scores",
+    "rope_curves", "arrays", "n_pairs", "with_text", "with_text2", "with_d_model", "with_table", "with_pair",
+    "with_rope", "LINK", "LESSON",
 ]
 
 DM_MIN, DM_MAX = 2, seeded.MAX_SIZE
@@ -197,6 +198,19 @@ def rope_scores(state: PositionalState, res: Experiment) -> tuple[np.ndarray, np
                  (state.rope_m, state.rope_n + 1)):
         out.append((m, n, float(apply_rope(q[None], [m], base)[0] @ apply_rope(k[None], [n], base)[0])))
     return q, k, out
+
+
+def rope_curves(state: PositionalState, res: Experiment) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The RoPE scores of :func:`rope_scores`'s q and k over the key positions n = 0 .. a little past the table's
+    last key (n + shift + 1 + 4, at least 0 .. 24): (ns, scores with the query at m, scores with the query at
+    m + shift). The second is the first moved right by shift."""
+    Q, K = res.X_a @ res.W_Q, res.X_a @ res.W_K
+    q, k = Q[0], K[min(1, len(K) - 1)]
+    base = float(state.base)
+    ns = np.arange(max(25, state.rope_n + state.rope_shift + 6))
+    rotated_k = apply_rope(np.tile(k, (len(ns), 1)), ns, base)
+    at = [apply_rope(q[None], [m], base)[0] @ rotated_k.T for m in (state.rope_m, state.rope_m + state.rope_shift)]
+    return ns, at[0], at[1]
 
 
 def arrays(state: PositionalState) -> dict[str, np.ndarray]:

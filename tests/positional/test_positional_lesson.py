@@ -148,3 +148,14 @@ def test_the_table_width_keeps_the_pair_inside():
 def test_a_base_between_the_offered_ones_goes_to_the_nearest():
     assert L.with_base(L.default_state(), 3000).base == 1000
     assert L.with_base(L.default_state(), 40000).base == 100000
+
+
+def test_the_rope_curve_with_the_query_moved_is_the_same_curve_moved():
+    s = L.default_state()  # m = 2, shift 8
+    ns, first, second = L.rope_curves(s, L.experiment(s))
+    assert ns[0] == 0 and ns[-1] >= 5 + 8 + 1
+    np.testing.assert_allclose(second[8:], first[:-8], atol=1e-12)
+    q, k, rows = L.rope_scores(s, L.experiment(s))
+    for _, n, v in rows[:1] + rows[2:]:
+        assert first[n] == pytest.approx(v, abs=1e-12)
+    assert second[13] == pytest.approx(rows[1][2], abs=1e-12)

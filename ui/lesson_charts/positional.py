@@ -86,3 +86,30 @@ def waves_spec(xs, curves, PE, columns, names, *, title: str, x_title: str, y_ti
               "showlegend": True, "legend": legend, **_axes(x_title, y_title, range=[-1.15, 1.15])}
     layout["height"] = int(top + plot_h + layout["margin"]["b"])
     return finish({"data": data, "layout": layout})
+
+
+def rope_spec(ns, first, second, points, names, point_name: str, *, title: str, x_title: str, y_title: str,
+              width_px: float | None = None) -> dict:
+    """RoPE scores over the key position: ``first`` and ``second`` (one value per n of ``ns``) as two lines named
+    ``names`` (the query at m, at m + shift), and ``points`` [(n, score)] as large dots named ``point_name``."""
+    width = float(width_px or REF_COLUMN_PX)
+    x = np.asarray(ns, dtype=np.float64).tolist()
+    data = []
+    for ys, name, (color, dash) in zip((first, second), names, (WAVE_STYLES[0], WAVE_STYLES[3])):
+        data.append({"type": "scatter", "mode": "lines+markers", "x": x,
+                     "y": np.asarray(ys, dtype=np.float64).tolist(), "name": name,
+                     "line": {"color": color, "dash": dash, "width": 2.5}, "marker": {"color": color, "size": 6},
+                     "hovertemplate": "n = %{x}: %{y:.3f}<extra>%{fullData.name}</extra>"})
+    data.append({"type": "scatter", "mode": "markers", "x": [float(n) for n, _ in points],
+                 "y": [float(v) for _, v in points], "name": point_name,
+                 "marker": {"color": "#222222", "size": 12, "symbol": "circle-open", "line": {"width": 3}},
+                 "hovertemplate": "n = %{x}: %{y:.6f}<extra></extra>"})
+    title_d, top = chart_title(title, 19, width)
+    plot_h = 260
+    axis_px = TICK_FONT * LINE_EM + X_TITLE_PX
+    legend, legend_px = legend_below([d["name"] for d in data], width, 16, axis_px, plot_h)
+    layout = {"title": title_d, "margin": {"l": 70, "r": 20, "t": top, "b": int(axis_px + legend_px)},
+              "font": {"family": FONT, "size": 16}, "plot_bgcolor": "white", "paper_bgcolor": "white",
+              "showlegend": True, "legend": legend, **_axes(x_title, y_title)}
+    layout["height"] = int(top + plot_h + layout["margin"]["b"])
+    return finish({"data": data, "layout": layout})
