@@ -188,9 +188,10 @@ def rope_section(page: runtime.Page, res: lesson.Experiment) -> None:
     m, sh = state.rope_m, state.rope_shift
     names = [escape.chart(t("positional.rope.curve", m=m)), escape.chart(t("positional.rope.curve", m=m + sh))]
     ns_text = t("positional.out.sep").join(str(n) for _, n, _ in rows)
-    charts.show_figure(rope_spec(ns, first, second, [(n, v) for _, n, v in rows], names,
-                                 escape.chart(t("positional.rope.points", ns=ns_text)), title=t("positional.rope.title"),
-                                 x_title=t("positional.rope.n"), y_title=t("positional.rope.score")),
+    points = escape.chart(t("positional.rope.points", ns=ns_text))
+    charts.show_figure(rope_spec(ns, first, second, [(n, v) for _, n, v in rows], names, points,
+                                 title=t("positional.rope.title"), x_title=t("positional.rope.n"),
+                                 y_title=t("positional.rope.score")),
                        key="positional.fig.rope", caption=t("positional.rope.caption", shift=sh))
     same = abs(rows[0][2] - rows[1][2])
     st.markdown(t("positional.out.rope_same", diff=f"{same:.6f}"))
