@@ -161,9 +161,10 @@ class ChartRow:
     """The charts of one :func:`chart_columns` call, drawn as one element (ui.plot_component.row) in the place the
     call was made, once each of its slots has been filled (entered and left)."""
 
-    def __init__(self, n: int, columns: list[float] | None, per_row: int):
+    def __init__(self, n: int, columns: list[float] | None, per_row: int, widths: list[float] | None = None):
         self.place = st.container()  # the row's place on the page, taken when chart_columns is called
         self.n, self.columns, self.per_row = n, columns, per_row
+        self.widths = [float(x) for x in widths] if widths is not None else None  # each slot's, at the reference
         self.items: list[plot_component.RowItem] = []
         self._filled: set[int] = set()
 
@@ -172,7 +173,9 @@ class ChartRow:
         if len(self._filled) == self.n:
             with self.place:
                 plot_component.row(level_tops(self.items, len(self.columns) if self.columns else self.per_row),
-                                   columns=self.columns, per_row=self.per_row)
+                                   columns=self.columns, per_row=self.per_row,
+                                   widths=self.widths if self.widths is not None and len(self.widths) == len(self.items)
+                                   else None)
 
 
 def level_tops(items: list, per_row: int) -> list:
@@ -281,11 +284,16 @@ def chart_columns(*needs: float, ratios=None, max_cols: int | None = None) -> li
     """Slots for charts meant to stand side by side, one per need (the narrowest width, px, at which each chart is
     readable: :func:`heatmap_need`, :func:`mask_need`, or 0): in one row of columns (widths ``ratios``, default
     equal) when every chart fits its column, else in rows of as many equal columns as fit (at most ``max_cols``),
-    down to one chart per row at full width. Slots are returned in order; draw each chart ``with`` its slot."""
+    down to one chart per row at full width. Slots are returned in order; draw each chart ``with`` its slot.
+
+    The layout is chosen for the reference window (1280 px), and each chart is laid out for its slot's width there;
+    those widths go to the browser too, which puts fewer charts side by side where the page is narrower (a
+    1024 × 768 projector), so no chart is drawn narrower than it was laid out for (ui/plot_component/assets/plot.js,
+    rowTemplate)."""
     columns, per_row, widths = chart_layout(needs, ratios=ratios, max_cols=max_cols, outer=slot_width())
     if not needs:
         return []
-    row = ChartRow(len(needs), columns, per_row)
+    row = ChartRow(len(needs), columns, per_row, widths)
     return [ChartSlot(row, i, w) for i, w in enumerate(widths)]
 
 

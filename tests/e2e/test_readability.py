@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 import lessons
+from ui.figures import REF_COLUMN_PX
 
 from .helpers import APP_READY, assert_no_exception
 
@@ -337,3 +338,44 @@ def test_an_unchanged_cell_keeps_its_colour(view, app_server, key):
                   if before[k][1] is None or after[k][1] is None
                   or max(abs(a - b) for a, b in zip(before[k][1], after[k][1])) > 2]
     assert not recoloured, f"{len(recoloured)} unchanged cell(s) changed colour:\n" + "\n".join(recoloured[:30])
+
+
+NARROW = {"width": 1024, "height": 768}  # a common projector; the layouts are chosen for 1280 (REF_COLUMN_PX)
+
+
+@pytest.fixture(scope="module")
+def narrow_view(browser):
+    """One page at 1024×768 for the narrow-projector test."""
+    context = browser.new_context(viewport=NARROW)
+    page = context.new_page()
+    errors: list = []
+    page.on("pageerror", lambda e: errors.append(e))
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+ROW_CELLS = """() => [...document.querySelectorAll('.al-row')].map((grid) => ({
+  widths: (grid.__alMsg && grid.__alMsg.widths) || null,
+  cells: [...grid.children].map((c) => c.getBoundingClientRect().width),
+  tops: [...grid.children].map((c) => Math.round(c.getBoundingClientRect().top)),
+}))"""
+
+
+@pytest.mark.parametrize("key", [lesson.key for lesson in lessons.REGISTRY])
+def test_charts_side_by_side_are_never_narrower_than_laid_out_on_a_1024_projector(narrow_view, app_server, key):
+    """At 1024×768 the main column is ~560 px, not the 820 px the layouts are chosen for: charts meant to stand side
+    by side are put one under another when their columns would be narrower than each chart was laid out for
+    (plot.js rowTemplate), so their numbers keep the room they were given (on 9a0fb1c the two score heatmaps of
+    /qkv stood side by side at 274 px each, laid out for 402, and their numbers touched: "9.000.001.00"). A chart
+    drawn alone at full width is still laid out for 820 px (issue 24: any screen width)."""
+    lesson = lessons.by_key(key)
+    url = url_of(app_server, lesson, lesson.default_state(), "ja")
+    open_and_read(narrow_view, url)
+    rows = narrow_view.evaluate(ROW_CELLS)
+    assert rows, f"{url}: no row of charts"
+    assert all(r["widths"] for r in rows), f"{url}: a row that does not know the widths its charts were laid out for"
+    full = REF_COLUMN_PX - 20  # a chart laid out for the whole column stands alone anyway
+    squeezed = [(r["widths"], [round(c) for c in r["cells"]]) for r in rows if r["widths"]
+                and any(c < w - 12 for c, w in zip(r["cells"], r["widths"]) if w < full)]
+    assert not squeezed, f"{url} at 1024×768: charts narrower than laid out for (laid out, drawn): {squeezed}"

@@ -79,7 +79,7 @@ def waves_spec(xs, curves, PE, columns, names, *, title: str, x_title: str, y_ti
                          "hovertemplate": "%{x}: %{y:.3f}<extra>%{fullData.name}</extra>"})
     title_d, top = chart_title(title, 19, width)
     plot_h = 280
-    axis_px = TICK_FONT * LINE_EM + X_TITLE_PX
+    axis_px = TICK_FONT * LINE_EM + X_TITLE_PX + 10  # the legend clear of the axis title on a narrower page
     legend, legend_px = legend_below(names, width, 16, axis_px, plot_h)
     layout = {"title": title_d, "margin": {"l": 70, "r": 20, "t": top, "b": int(axis_px + legend_px)},
               "font": {"family": FONT, "size": 16}, "plot_bgcolor": "white", "paper_bgcolor": "white",
@@ -106,7 +106,7 @@ def rope_spec(ns, first, second, points, names, point_name: str, *, title: str, 
                  "hovertemplate": "n = %{x}: %{y:.6f}<extra></extra>"})
     title_d, top = chart_title(title, 19, width)
     plot_h = 260
-    axis_px = TICK_FONT * LINE_EM + X_TITLE_PX
+    axis_px = TICK_FONT * LINE_EM + X_TITLE_PX + 10  # the legend clear of the axis title on a narrower page
     legend, legend_px = legend_below([d["name"] for d in data], width, 16, axis_px, plot_h)
     layout = {"title": title_d, "margin": {"l": 70, "r": 20, "t": top, "b": int(axis_px + legend_px)},
               "font": {"family": FONT, "size": 16}, "plot_bgcolor": "white", "paper_bgcolor": "white",

@@ -265,16 +265,20 @@ class RowItem:
     reused: bool = False
 
 
-def row(items: list[RowItem], *, columns: list[float] | None = None, per_row: int = 1) -> None:
+def row(items: list[RowItem], *, columns: list[float] | None = None, per_row: int = 1,
+        widths: list[float] | None = None) -> None:
     """Draw charts that stand side by side as ONE element: a grid of ``columns`` (relative widths of one row) or of
     rows of ``per_row`` equal columns, 16 px apart as st.columns are, each chart with its caption under it.
+    ``widths``: the width (px) each chart was laid out for (its numbers, fonts and margins fit it): where the page is
+    narrower than the layout was chosen for, the browser puts fewer charts side by side (down to one a row) so that
+    none is drawn narrower than that (plot.js, rowTemplate).
 
     Why one element: every element costs the server and the browser on every rerun, and a keyed chart element costs
     more (Streamlit runs the state presenter of each keyed component whenever a selectbox is drawn, ~80 µs each):
     two charts with their captions in st.columns were 7 elements and blocks (a row, 2 columns, 2 charts, 2
     captions), now 1 (benchmarks/profiles/README.md). plot.js redraws only the charts of the row whose figure
     changed. The element's key is made of its charts' keys. Payload: UTF-8 JSON {"columns": [...] | null,
-    "perRow": k, "items": [{"key", "caption", "chart": <a plot() payload>}, ...]}."""
+    "perRow": k, "widths": [px, ...] | null, "items": [{"key", "caption", "chart": <a plot() payload>}, ...]}."""
     if not items:
         return
     first = any(it.first for it in items)
@@ -282,7 +286,9 @@ def row(items: list[RowItem], *, columns: list[float] | None = None, per_row: in
              + json.dumps(it.caption, ensure_ascii=False).encode() + b',"chart":'
              + payload(it.ready, it.config, it.first, reused=it.reused) + b"}" for it in items]
     head = (b'{"columns":' + json.dumps(None if columns is None else [float(c) for c in columns]).encode()
-            + b',"perRow":' + str(int(per_row)).encode() + b',"items":[')
+            + b',"perRow":' + str(int(per_row)).encode()
+            + b',"widths":' + json.dumps(None if widths is None else [round(float(x), 1) for x in widths]).encode()
+            + b',"items":[')
     # keyed by its charts' keys; a row holding a keyless chart has no key (as a keyless chart has none)
     key = None if any(it.key is None for it in items) else ROW_PREFIX + "+".join(it.key for it in items)
     _send(key, head + b",".join(parts) + b"]}", first)

@@ -7,7 +7,8 @@
 //    "theme": "streamlit" | null, "first": true | false}
 // or a row of charts drawn as one element (ui.plot_component.row: a grid like st.columns, each cell a chart, with
 // its caption under it, and the class "st-key-<chart key>" a keyed Streamlit element would have):
-//   {"columns": [relative widths] | null, "perRow": k, "items": [{"key", "caption", "chart": <one chart>}, ...]}
+//   {"columns": [relative widths] | null, "perRow": k, "widths": [px] | null,
+//    "items": [{"key", "caption", "chart": <one chart>}, ...]}
 // Only the charts whose figure changed are redrawn, and a heatmap whose cells alone changed (a slider move: same
 // layout, colour range and config) is not replotted at all: patch.js writes its new colours and numbers into the
 // chart plotly drew (2–4 ms instead of 25–30 ms for 16×16, pixel for pixel what plotly would draw).
@@ -320,11 +321,49 @@ function captionOf(cell, text) {
   if (cap.textContent !== text) cap.textContent = text;
 }
 
+// The server chose the row's columns for the reference window (1280 px wide, ui/figures.py REF_COLUMN_PX) and laid
+// each chart out for its column's width there (msg.widths: type sizes, margins, numbers that fit). On a narrower
+// page (a 1024 × 768 projector) the same columns would squeeze those numbers into each other: the row then puts as
+// many charts side by side as still get their width, down to one a row (wider than laid out for is fine: the
+// cells grow). NEED_SLACK: the column measured in the browser may be a few px narrower than the server's reference;
+// such a difference keeps the server's layout.
+const NEED_SLACK = 12;
+const GAP = 16;
+
+function rowTemplate(msg, width) {
+  const needs = msg.widths || [];
+  const fits = (k) => { const w = (width - GAP * (k - 1)) / k; return needs.every((n) => n <= w + NEED_SLACK); };
+  if (msg.columns) {
+    const total = msg.columns.reduce((a, b) => a + b, 0);
+    const room = width - GAP * (msg.columns.length - 1);
+    if (!width || needs.every((n, i) => n <= room * msg.columns[i] / total + NEED_SLACK)) {
+      return msg.columns.map((c) => `minmax(0, ${c}fr)`).join(" ");
+    }
+    let k = msg.columns.length - 1;
+    while (k > 1 && !fits(k)) k -= 1;
+    return `repeat(${Math.max(k, 1)}, minmax(0, 1fr))`;
+  }
+  let k = msg.perRow || 1;
+  while (width && k > 1 && !fits(k)) k -= 1;
+  return `repeat(${k}, minmax(0, 1fr))`;
+}
+
+function layoutRow(grid) {
+  const template = rowTemplate(grid.__alMsg, grid.clientWidth);
+  if (grid.__alTemplate !== template) {  // (the browser rewrites the style's text: compared with our own)
+    grid.__alTemplate = template;
+    grid.style.gridTemplateColumns = template;
+  }
+}
+
 function showRow(holder, msg) {
   const grid = rowGrid(holder);
-  grid.style.gridTemplateColumns = msg.columns
-    ? msg.columns.map((c) => `minmax(0, ${c}fr)`).join(" ")
-    : `repeat(${msg.perRow || 1}, minmax(0, 1fr))`;
+  grid.__alMsg = msg;
+  if (!grid.__alResize) {  // a window made narrower or wider: the row laid out again for its new width
+    grid.__alResize = new ResizeObserver(() => layoutRow(grid));
+    grid.__alResize.observe(grid);
+  }
+  layoutRow(grid);
   const cells = [...grid.children];
   msg.items.forEach((item, i) => {
     let cell = cells[i];
