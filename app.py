@@ -4,7 +4,7 @@ The pages come from ``lessons.REGISTRY`` (teaching order): a lesson registered t
 entry and its place on the home page without any change here."""
 from __future__ import annotations
 
-from urllib.parse import urlencode
+from urllib.parse import unquote, urlencode, urlsplit
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -123,10 +123,27 @@ def _browser(page_path: str, query: str) -> None:
 
 def _language() -> None:
     if "lang" not in st.session_state:
-        asked = st.query_params.get("lang", DEFAULT_LANG)
+        asked = st.query_params.get("lang", DEFAULT_LANG)  # the last one of several
         st.session_state["lang"] = asked if asked in LANGS else DEFAULT_LANG
         if asked not in LANGS:
             runtime.push_notices(runtime.FRAME, [("bad_lang", {"value": str(asked)[:20]})])
+        if len(set(st.query_params.get_all("lang"))) > 1:  # ?lang=ja&lang=en: said, as for a lesson's keys
+            runtime.push_notices(runtime.FRAME, [("duplicate_keys", {"keys": "lang"})])
+
+
+def _unknown_path() -> None:
+    """On a page load's first run: a path that is no page of the app (/nonexistent, a mistyped lesson) opened the
+    home page; said, naming the path, instead of without a word (issue 20's hostile trial)."""
+    if st.session_state.get(ADDRESS_KEY) or not st.context.url:
+        return
+    path = urlsplit(st.context.url).path
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    path = path.strip("/")
+    if base and (path == base or path.startswith(base + "/")):
+        path = path[len(base):].strip("/")
+    known = {"", "home", *(x.key for x in lessons.REGISTRY)}
+    if path not in known:
+        runtime.push_notices(runtime.FRAME, [("page_not_found", {"path": "/" + unquote(path)[:40]})])
     st.sidebar.radio(t("frame.language"), LANGS, key="lang", horizontal=True,
                      format_func=lambda code: t(f"frame.lang_{code}"))
 
@@ -142,6 +159,7 @@ def main() -> None:
     st.set_page_config(page_title="Attention Lab", page_icon=FAVICON, layout="wide")
     draw.page_style()
     _language()
+    _unknown_path()
     nav = st.navigation(pages())
     st.session_state.pop(runtime.SHARE_KEY, None)
     share_slot = st.sidebar.container()
