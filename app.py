@@ -129,6 +129,8 @@ def _language() -> None:
             runtime.push_notices(runtime.FRAME, [("bad_lang", {"value": str(asked)[:20]})])
         if len(set(st.query_params.get_all("lang"))) > 1:  # ?lang=ja&lang=en: said, as for a lesson's keys
             runtime.push_notices(runtime.FRAME, [("duplicate_keys", {"keys": "lang"})])
+    st.sidebar.radio(t("frame.language"), LANGS, key="lang", horizontal=True,
+                     format_func=lambda code: t(f"frame.lang_{code}"))
 
 
 def _unknown_path() -> None:
@@ -144,8 +146,6 @@ def _unknown_path() -> None:
     known = {"", "home", *(x.key for x in lessons.REGISTRY)}
     if path not in known:
         runtime.push_notices(runtime.FRAME, [("page_not_found", {"path": "/" + unquote(path)[:40]})])
-    st.sidebar.radio(t("frame.language"), LANGS, key="lang", horizontal=True,
-                     format_func=lambda code: t(f"frame.lang_{code}"))
 
 
 def pages() -> list:

@@ -36,4 +36,5 @@ def test_a_right_address_gets_no_such_notice(page, page_errors, app_server, path
     page.wait_for_timeout(1500)
     shown = "\n".join(page.locator(ALERT).all_inner_texts())
     assert "There is no page" not in shown and "ページはない" not in shown and "more than once" not in shown
+    assert page.locator(".st-key-lang input[type=radio]").count() == 2  # the frame whole: the language switch drawn
     assert_no_page_errors(page_errors)
