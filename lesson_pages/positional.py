@@ -51,8 +51,10 @@ def _weights_row(items) -> None:
 
 
 def _gap_line(gap: float | None, *, with_pe: bool) -> None:
+    """The largest difference between B's weights and A's re-ordered ones; without a reordering, said in ① only."""
     if gap is None:
-        st.info(t("positional.out.not_reordering"), icon=":material/info:")
+        if not with_pe:
+            st.info(t("positional.out.not_reordering"), icon=":material/info:")
     elif with_pe:
         st.markdown(t("positional.out.gap_pe", gap=f"{gap:.6f}"))
     else:
@@ -138,7 +140,7 @@ def similarity_section(state: lesson.PositionalState) -> None:
     if n < 2:
         return
     vals = [sim[p, p + 1] for p in range(n - 1)]
-    shown = [numbers.num(v, 6) for v in vals[:DIAGONAL_SHOWN]] + (["…"] if len(vals) > DIAGONAL_SHOWN else [])
+    shown = [_fixed(v, 6) for v in vals[:DIAGONAL_SHOWN]] + (["…"] if len(vals) > DIAGONAL_SHOWN else [])
     spread = max(vals) - min(vals)
     st.markdown(t("positional.out.diagonal", values=t("positional.out.sep").join(shown),
                   spread=f"{spread:.6f}", n=len(vals)))
@@ -148,7 +150,9 @@ def similarity_section(state: lesson.PositionalState) -> None:
 
 def order_restored(state: lesson.PositionalState, res: lesson.Experiment) -> None:
     st.subheader(t("positional.sec.restored"))
-    st.markdown(t("positional.sec.restored_help", scale=numbers.num(state.scale, 2)))
+    st.markdown(t("positional.sec.restored_help", scale=numbers.num(state.scale, 2), d=state.d_model))
+    if state.scale == 0:
+        st.info(t("positional.out.scale_zero"), icon=":material/info:")
     a, b = list(state.tokens), list(state.tokens2)
     dims = [str(j) for j in range(state.d_model)]
     mats = (("pos_x_a", res.X_a), ("pos_pe_a", res.PE_a), ("pos_sum_a", state.scale * res.X_a + res.PE_a))
@@ -172,9 +176,10 @@ def rope_section(page: runtime.Page, res: lesson.Experiment) -> None:
                  r"q\cdot R_{n-m}\,k,\qquad \theta_i = b^{-2i/d}")
     state = page.state
     c1, c2, c3 = st.columns(3, vertical_alignment="bottom")
-    for col, name, value in ((c1, "rm", state.rope_m), (c2, "rn", state.rope_n), (c3, "sh", state.rope_shift)):
+    for col, name, value, lo in ((c1, "rm", state.rope_m, 0), (c2, "rn", state.rope_n, 0),
+                                 (c3, "sh", state.rope_shift, 1)):
         arg = {"rm": "m", "rn": "n", "sh": "shift"}[name]
-        bind.control(page, col.slider, name, t(f"positional.ctl.{name}"), value=value, min_value=0,
+        bind.control(page, col.slider, name, t(f"positional.ctl.{name}"), value=value, min_value=lo,
                      max_value=lesson.POS_MAX, step=1, apply=lambda s, v, arg=arg: lesson.with_rope(s, **{arg: v}))
     state = page.state
     q, k, rows = lesson.rope_scores(state, res)
@@ -182,8 +187,8 @@ def rope_section(page: runtime.Page, res: lesson.Experiment) -> None:
     st.markdown(t("positional.out.rope_vectors", q=_vec(q), k=_vec(k),
                   q_tok=escape.markdown(toks[0]), k_tok=escape.markdown(toks[min(1, len(toks) - 1)])))
     header = [t("positional.rope.m"), t("positional.rope.n"), t("positional.rope.dist"), t("positional.rope.score")]
-    text.show_table(header, [[numbers.integer(m), numbers.integer(n), numbers.integer(n - m), numbers.num(s, 6)]
-                             for m, n, s in rows], align="rrrr")
+    text.show_table(header, [[_fixed(m, 0), _fixed(n, 0), _fixed(n - m, 0), _fixed(s, 6)] for m, n, s in rows],
+                    align="rrrr")
     ns, first, second = lesson.rope_curves(state, res)
     m, sh = state.rope_m, state.rope_shift
     names = [escape.chart(t("positional.rope.curve", m=m)), escape.chart(t("positional.rope.curve", m=m + sh))]
@@ -195,14 +200,24 @@ def rope_section(page: runtime.Page, res: lesson.Experiment) -> None:
                        key="positional.fig.rope", caption=t("positional.rope.caption", shift=sh))
     same = abs(rows[0][2] - rows[1][2])
     st.markdown(t("positional.out.rope_same", diff=f"{same:.6f}"))
-    a = toks
-    _weights_row([("pos_weights_a_pe", res.weights_a_pe, a, a, "positional.fig.rope_pe"),
-                  ("pos_weights_a_rope", res.weights_a_rope, a, a, "positional.fig.weights_a_rope")])
+    a, b = toks, list(state.tokens2)
+    items = [("pos_weights_a_pe", res.weights_a_pe, a, a, "positional.fig.rope_pe"),
+             ("pos_weights_a_rope", res.weights_a_rope, a, a, "positional.fig.weights_a_rope")]
+    if b:
+        items.append(("pos_weights_b_rope", res.weights_b_rope, b, b, "positional.fig.weights_b_rope"))
+    _weights_row(items)
     st.caption(t("positional.out.rope_caption"))
+    if res.gap_rope is not None:
+        st.markdown(t("positional.out.gap_rope", gap=f"{res.gap_rope:.6f}"))
+
+
+def _fixed(v: float, decimals: int) -> str:
+    """A number with exactly ``decimals`` decimals and a true minus sign (a column of them lines up)."""
+    return f"{float(v) + 0.0:.{decimals}f}".replace("-", "\u2212")
 
 
 def _vec(v) -> str:
-    return "[" + ", ".join(numbers.num(x, 2) for x in v) + "]"
+    return "[" + ", ".join(_fixed(x, 2) for x in v) + "]"
 
 
 # ---- the page ----------------------------------------------------------------------------------------------------

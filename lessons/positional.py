@@ -142,8 +142,9 @@ class Experiment:
     """The order experiment's numbers. a / b: sentences A and B. X_*: token vectors (n, d_model); PE_*: their
     positions' rows of the table (n, d_model); weights_* (n, n): without positions, with X·scale + PE, with RoPE
     on Q and K (no PE added). perm: B from A (:func:`reordering`) or None; reordered: A's weights without positions
-    with rows and columns in B's order (weights_a[perm][:, perm]); gap, gap_pe: the largest |difference| between
-    B's weights and A's re-ordered ones, without and with PE (None without a reordering)."""
+    with rows and columns in B's order (weights_a[perm][:, perm]); gap, gap_pe, gap_rope: the largest |difference|
+    between B's weights and A's re-ordered ones, without positions, with PE, with RoPE (None without a
+    reordering)."""
 
     W_Q: np.ndarray
     W_K: np.ndarray
@@ -156,11 +157,13 @@ class Experiment:
     weights_a_pe: np.ndarray
     weights_b_pe: np.ndarray
     weights_a_rope: np.ndarray
+    weights_b_rope: np.ndarray
     perm: tuple[int, ...] | None
     reordered: np.ndarray | None
     reordered_pe: np.ndarray | None
     gap: float | None
     gap_pe: float | None
+    gap_rope: float | None
 
 
 def experiment(state: PositionalState) -> Experiment | None:
@@ -176,14 +179,16 @@ def experiment(state: PositionalState) -> Experiment | None:
     w = {k: _weights(X, W_Q, W_K) if len(X) else np.zeros((0, 0))
          for k, X in (("a", X_a), ("b", X_b), ("a_pe", state.scale * X_a + PE_a), ("b_pe", state.scale * X_b + PE_b))}
     rope = _weights(X_a, W_Q, W_K, rope=True, base=float(state.base))
+    rope_b = _weights(X_b, W_Q, W_K, rope=True, base=float(state.base)) if len(X_b) else np.zeros((0, 0))
     perm = reordering(a, b)
-    re = re_pe = gap = gap_pe = None
+    re = re_pe = gap = gap_pe = gap_rope = None
     if perm is not None:
-        p = list(perm)
-        re, re_pe = w["a"][np.ix_(p, p)], w["a_pe"][np.ix_(p, p)]
+        p = np.ix_(list(perm), list(perm))
+        re, re_pe = w["a"][p], w["a_pe"][p]
         gap, gap_pe = float(np.max(np.abs(w["b"] - re))), float(np.max(np.abs(w["b_pe"] - re_pe)))
-    return Experiment(W_Q, W_K, X_a, X_b, PE_a, PE_b, w["a"], w["b"], w["a_pe"], w["b_pe"], rope, perm, re, re_pe,
-                      gap, gap_pe)
+        gap_rope = float(np.max(np.abs(rope_b - rope[p])))
+    return Experiment(W_Q, W_K, X_a, X_b, PE_a, PE_b, w["a"], w["b"], w["a_pe"], w["b_pe"], rope, rope_b, perm, re,
+                      re_pe, gap, gap_pe, gap_rope)
 
 
 def rope_scores(state: PositionalState, res: Experiment) -> tuple[np.ndarray, np.ndarray, list]:
@@ -201,13 +206,14 @@ def rope_scores(state: PositionalState, res: Experiment) -> tuple[np.ndarray, np
 
 
 def rope_curves(state: PositionalState, res: Experiment) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The RoPE scores of :func:`rope_scores`'s q and k over the key positions n = 0 .. a little past the table's
-    last key (n + shift + 1 + 4, at least 0 .. 24): (ns, scores with the query at m, scores with the query at
+    """The RoPE scores of :func:`rope_scores`'s q and k over the key positions n = 0 .. past both the table's last key
+    and the moved query (at least 0 .. 24): (ns, scores with the query at m, scores with the query at
     m + shift). The second is the first moved right by shift."""
     Q, K = res.X_a @ res.W_Q, res.X_a @ res.W_K
     q, k = Q[0], K[min(1, len(K) - 1)]
     base = float(state.base)
-    ns = np.arange(max(25, state.rope_n + state.rope_shift + 6))
+    m, n, sh = state.rope_m, state.rope_n, state.rope_shift
+    ns = np.arange(max(25, n + sh + 6, m + sh + 12))  # both queries' neighbourhoods in view
     rotated_k = apply_rope(np.tile(k, (len(ns), 1)), ns, base)
     at = [apply_rope(q[None], [m], base)[0] @ rotated_k.T for m in (state.rope_m, state.rope_m + state.rope_shift)]
     return ns, at[0], at[1]
@@ -217,7 +223,7 @@ def arrays(state: PositionalState) -> dict[str, np.ndarray]:
     """What the page shows: ``PE`` (n_positions, d_table) and ``PE_similarity`` = PE·PEᵀ (n_positions, n_positions);
     with tokens in A the experiment's ``W_Q``, ``W_K`` (d_model, d_model), ``X_a``, ``PE_a`` (n_a, d_model),
     ``weights_a``, ``weights_a_pe``, ``weights_a_rope`` (n_a, n_a), and with tokens in B ``X_b``, ``PE_b``,
-    ``weights_b``, ``weights_b_pe`` (n_b, n_b); ``reordered`` (n, n) when B re-orders A."""
+    ``weights_b``, ``weights_b_pe``, ``weights_b_rope`` (n_b, n_b); ``reordered`` (n, n) when B re-orders A."""
     pe = pe_table(state)
     out = {"PE": pe, "PE_similarity": pe @ pe.T}
     res = experiment(state)
@@ -226,7 +232,8 @@ def arrays(state: PositionalState) -> dict[str, np.ndarray]:
     out.update(W_Q=res.W_Q, W_K=res.W_K, X_a=res.X_a, PE_a=res.PE_a, weights_a=res.weights_a,
                weights_a_pe=res.weights_a_pe, weights_a_rope=res.weights_a_rope)
     if len(res.X_b):
-        out.update(X_b=res.X_b, PE_b=res.PE_b, weights_b=res.weights_b, weights_b_pe=res.weights_b_pe)
+        out.update(X_b=res.X_b, PE_b=res.PE_b, weights_b=res.weights_b, weights_b_pe=res.weights_b_pe,
+                   weights_b_rope=res.weights_b_rope)
     if res.reordered is not None:
         out["reordered"] = res.reordered
     return out
@@ -277,11 +284,12 @@ def with_seed(state: PositionalState, seed: int) -> PositionalState:
 
 
 def with_rope(state: PositionalState, m: int | None = None, n: int | None = None, shift: int | None = None):
-    """The RoPE demonstration's positions (each clamped to 0..POS_MAX)."""
-    def pick(v, old):
-        return old if v is None else _clamp(v, 0, POS_MAX)
+    """The RoPE demonstration's positions m, n (each clamped to 0..POS_MAX) and the shift (1..POS_MAX: a shift of 0
+    would compare a pair with itself)."""
+    def pick(v, old, lo=0):
+        return old if v is None else _clamp(v, lo, POS_MAX)
     return replace(state, rope_m=pick(m, state.rope_m), rope_n=pick(n, state.rope_n),
-                   rope_shift=pick(shift, state.rope_shift))
+                   rope_shift=pick(shift, state.rope_shift, 1))
 
 
 # ---- link --------------------------------------------------------------------------------------------------------
@@ -292,7 +300,7 @@ LINK = link.LinkSchema(
             link.Int("s", 0, SEED_MAX), link.Decimal("sc", 0.0, SCALE_MAX, step=SCALE_STEP),
             link.Int("np", 1, TABLE_MAX), link.Int("dp", 1, TABLE_MAX), link.Int("b", 10, 100000, allowed=BASES),
             link.Int("pi", 0, TABLE_MAX), link.Int("rm", 0, POS_MAX), link.Int("rn", 0, POS_MAX),
-            link.Int("sh", 0, POS_MAX)),
+            link.Int("sh", 1, POS_MAX)),
 )
 _FIELDS = {"t": "text", "t2": "text2", "dm": "d_model", "s": "seed", "sc": "scale", "np": "n_positions",
            "dp": "d_table", "b": "base", "pi": "pair", "rm": "rope_m", "rn": "rope_n", "sh": "rope_shift"}
@@ -329,7 +337,7 @@ TRANSITIONS = {
     "pair": Transition(with_pair, (link.Int("pi", 0, TABLE_MAX),)),
     "rope_m": Transition(lambda s, v: with_rope(s, m=v), (link.Int("rm", 0, POS_MAX),)),
     "rope_n": Transition(lambda s, v: with_rope(s, n=v), (link.Int("rn", 0, POS_MAX),)),
-    "rope_shift": Transition(lambda s, v: with_rope(s, shift=v), (link.Int("sh", 0, POS_MAX),)),
+    "rope_shift": Transition(lambda s, v: with_rope(s, shift=v), (link.Int("sh", 0, POS_MAX),)),  # 0: moved to 1
 }
 """What the page's controls do (lesson_pages/positional.py); the contract tests drive them in random sequences."""
 

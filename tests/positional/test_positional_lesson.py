@@ -159,3 +159,19 @@ def test_the_rope_curve_with_the_query_moved_is_the_same_curve_moved():
     for _, n, v in rows[:1] + rows[2:]:
         assert first[n] == pytest.approx(v, abs=1e-12)
     assert second[13] == pytest.approx(rows[1][2], abs=1e-12)
+
+
+def test_rope_tells_the_order_apart_too():
+    res = L.experiment(L.default_state())
+    p = np.ix_([2, 1, 0, 3, 4], [2, 1, 0, 3, 4])
+    assert res.gap_rope == pytest.approx(np.abs(res.weights_b_rope - res.weights_a_rope[p]).max(), abs=1e-15)
+    assert res.gap_rope > 0.05
+
+
+def test_a_shift_of_zero_becomes_one_and_the_curve_shows_both_queries():
+    s = L.with_rope(L.default_state(), m=64, n=0, shift=0)
+    assert s.rope_shift == 1
+    s = L.with_rope(s, shift=64)
+    ns, first, second = L.rope_curves(s, L.experiment(s))
+    assert ns[-1] >= 64 + 64  # the moved query's neighbourhood is in view
+    np.testing.assert_allclose(second[64:], first[:-64], atol=1e-12)
