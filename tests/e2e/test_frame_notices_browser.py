@@ -29,7 +29,7 @@ def test_a_wrong_address_is_said(page, page_errors, app_server, path, said):
     assert_no_page_errors(page_errors)
 
 
-@pytest.mark.parametrize("path", ["positional?lang=en", "home?lang=ja", "?lang=en"])
+@pytest.mark.parametrize("path", ["positional?lang=en"])  # (every other browser test opens a right address too)
 def test_a_right_address_gets_no_such_notice(page, page_errors, app_server, path):
     page.goto(f"{app_server}/{path}")
     wait_for_app(page)
