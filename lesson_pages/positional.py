@@ -50,15 +50,27 @@ def _weights_row(items) -> None:
             charts.show_heatmap(name, W, r, c, weights=True, key=key)
 
 
+def _order_row(state: lesson.PositionalState, weights_a, weights_b, reordered, suffix: str = "") -> None:
+    """A's weights, B's, and A's re-ordered into B's order (when B re-orders A), side by side: figures
+    ``pos_weights_a<suffix>``, ``pos_weights_b<suffix>``, ``pos_reordered<suffix>``."""
+    a, b = list(state.tokens), list(state.tokens2)
+    items = [(f"pos_weights_a{suffix}", weights_a, a, a, f"positional.fig.weights_a{suffix}")]
+    if b:
+        items.append((f"pos_weights_b{suffix}", weights_b, b, b, f"positional.fig.weights_b{suffix}"))
+    if reordered is not None:
+        items.append((f"pos_reordered{suffix}", reordered, b, b, f"positional.fig.reordered{suffix}"))
+    _weights_row(items)
+
+
 def _gap_line(gap: float | None, *, with_pe: bool) -> None:
     """The largest difference between B's weights and A's re-ordered ones; without a reordering, said in ① only."""
     if gap is None:
         if not with_pe:
             st.info(t("positional.out.not_reordering"), icon=":material/info:")
     elif with_pe:
-        st.markdown(t("positional.out.gap_pe", gap=f"{gap:.6f}"))
+        st.markdown(t("positional.out.gap_pe", gap=numbers.fixed(gap, 6)))
     else:
-        st.markdown(t("positional.out.gap", gap=f"{gap:.6f}"))
+        st.markdown(t("positional.out.gap", gap=numbers.fixed(gap, 6)))
 
 
 def _table(name: str, M, *, key: str, x_title: str, y_title: str, zlim: float | None = None) -> None:
@@ -67,9 +79,9 @@ def _table(name: str, M, *, key: str, x_title: str, y_title: str, zlim: float | 
     if r <= NUMBERS_MAX and c <= NUMBERS_MAX:
         charts.show_heatmap(name, M, [str(i) for i in range(r)], [str(j) for j in range(c)], key=key, zmax=zlim)
         return
-    lim = zlim if zlim is not None else None
     charts.show_figure(table_map_spec(M, title=t(f"fig.{name}.title"), x_title=x_title, y_title=y_title,
-                                      hover=t(f"positional.map.{name}"), zmin=None if lim is None else -lim, zmax=lim),
+                                      hover=t(f"positional.map.{name}"), zmin=None if zlim is None else -zlim,
+                                      zmax=zlim),
                        key=key, caption=t("positional.out.colours_only", r=r, c=c, max=NUMBERS_MAX))
 
 
@@ -77,13 +89,7 @@ def _table(name: str, M, *, key: str, x_title: str, y_title: str, zlim: float | 
 def order_lost(state: lesson.PositionalState, res: lesson.Experiment) -> None:
     st.subheader(t("positional.sec.lost"))
     st.markdown(t("positional.sec.lost_help"))
-    a, b = list(state.tokens), list(state.tokens2)
-    items = [("pos_weights_a", res.weights_a, a, a, "positional.fig.weights_a")]
-    if b:
-        items.append(("pos_weights_b", res.weights_b, b, b, "positional.fig.weights_b"))
-    if res.reordered is not None:
-        items.append(("pos_reordered", res.reordered, b, b, "positional.fig.reordered"))
-    _weights_row(items)
+    _order_row(state, res.weights_a, res.weights_b, res.reordered)
     _gap_line(res.gap, with_pe=False)
 
 
@@ -132,18 +138,14 @@ def waves(page: runtime.Page, pe: np.ndarray) -> None:
 def similarity_section(state: lesson.PositionalState) -> None:
     st.subheader(t("positional.sec.similar"))
     st.markdown(t("positional.sec.similar_help"))
-    pe = lesson.pe_table(state)
-    sim = pe @ pe.T
+    sim, vals = lesson.similarity(state)
     _table("pos_sim", sim, key="positional.fig.sim", x_title=t("positional.axis.pos"),
            y_title=t("positional.axis.pos"))
-    n = sim.shape[0]
-    if n < 2:
+    if not vals.size:  # one position: no two to compare
         return
-    vals = [sim[p, p + 1] for p in range(n - 1)]
-    shown = [_fixed(v, 6) for v in vals[:DIAGONAL_SHOWN]] + (["…"] if len(vals) > DIAGONAL_SHOWN else [])
-    spread = max(vals) - min(vals)
+    shown = [numbers.fixed(v, 6) for v in vals[:DIAGONAL_SHOWN]] + (["…"] if len(vals) > DIAGONAL_SHOWN else [])
     st.markdown(t("positional.out.diagonal", values=t("positional.out.sep").join(shown),
-                  spread=f"{spread:.6f}", n=len(vals)))
+                  spread=numbers.fixed(vals.max() - vals.min(), 6), n=len(vals)))
     if state.d_table % 2:
         st.caption(t("positional.out.odd_width", d=state.d_table))
 
@@ -153,19 +155,14 @@ def order_restored(state: lesson.PositionalState, res: lesson.Experiment) -> Non
     st.markdown(t("positional.sec.restored_help", scale=numbers.num(state.scale, 2), d=state.d_model))
     if state.scale == 0:
         st.info(t("positional.out.scale_zero"), icon=":material/info:")
-    a, b = list(state.tokens), list(state.tokens2)
+    a = list(state.tokens)
     dims = [str(j) for j in range(state.d_model)]
-    mats = (("pos_x_a", res.X_a), ("pos_pe_a", res.PE_a), ("pos_sum_a", state.scale * res.X_a + res.PE_a))
+    mats = (("pos_x_a", res.X_a), ("pos_pe_a", res.PE_a), ("pos_sum_a", res.sum_a))
     cols = charts.chart_columns(*(charts.heatmap_need(M, a, dims) for _, M in mats), max_cols=3)
     for col, (name, M) in zip(cols, mats):
         with col:
             charts.show_heatmap(name, M, a, dims, role="X", key=f"positional.fig.{name}")
-    items = [("pos_weights_a_pe", res.weights_a_pe, a, a, "positional.fig.weights_a_pe")]
-    if b:
-        items.append(("pos_weights_b_pe", res.weights_b_pe, b, b, "positional.fig.weights_b_pe"))
-    if res.reordered_pe is not None:
-        items.append(("pos_reordered_pe", res.reordered_pe, b, b, "positional.fig.reordered_pe"))
-    _weights_row(items)
+    _order_row(state, res.weights_a_pe, res.weights_b_pe, res.reordered_pe, "_pe")
     _gap_line(res.gap_pe, with_pe=True)
 
 
@@ -187,8 +184,8 @@ def rope_section(page: runtime.Page, res: lesson.Experiment) -> None:
     st.markdown(t("positional.out.rope_vectors", q=_vec(q), k=_vec(k),
                   q_tok=escape.markdown(toks[0]), k_tok=escape.markdown(toks[min(1, len(toks) - 1)])))
     header = [t("positional.rope.m"), t("positional.rope.n"), t("positional.rope.dist"), t("positional.rope.score")]
-    text.show_table(header, [[_fixed(m, 0), _fixed(n, 0), _fixed(n - m, 0), _fixed(s, 6)] for m, n, s in rows],
-                    align="rrrr")
+    text.show_table(header, [[numbers.fixed(m, 0), numbers.fixed(n, 0), numbers.fixed(n - m, 0), numbers.fixed(s, 6)]
+                             for m, n, s in rows], align="rrrr")
     ns, first, second = lesson.rope_curves(state, res)
     m, sh = state.rope_m, state.rope_shift
     names = [escape.chart(t("positional.rope.curve", m=m)), escape.chart(t("positional.rope.curve", m=m + sh))]
@@ -199,7 +196,7 @@ def rope_section(page: runtime.Page, res: lesson.Experiment) -> None:
                                  y_title=t("positional.rope.score")),
                        key="positional.fig.rope", caption=t("positional.rope.caption", shift=sh))
     same = abs(rows[0][2] - rows[1][2])
-    st.markdown(t("positional.out.rope_same", diff=f"{same:.6f}"))
+    st.markdown(t("positional.out.rope_same", diff=numbers.fixed(same, 6)))
     a, b = toks, list(state.tokens2)
     items = [("pos_weights_a_pe", res.weights_a_pe, a, a, "positional.fig.rope_pe"),
              ("pos_weights_a_rope", res.weights_a_rope, a, a, "positional.fig.weights_a_rope")]
@@ -208,16 +205,11 @@ def rope_section(page: runtime.Page, res: lesson.Experiment) -> None:
     _weights_row(items)
     st.caption(t("positional.out.rope_caption"))
     if res.gap_rope is not None:
-        st.markdown(t("positional.out.gap_rope", gap=f"{res.gap_rope:.6f}"))
-
-
-def _fixed(v: float, decimals: int) -> str:
-    """A number with exactly ``decimals`` decimals and a true minus sign (a column of them lines up)."""
-    return f"{float(v) + 0.0:.{decimals}f}".replace("-", "\u2212")
+        st.markdown(t("positional.out.gap_rope", gap=numbers.fixed(res.gap_rope, 6)))
 
 
 def _vec(v) -> str:
-    return "[" + ", ".join(_fixed(x, 2) for x in v) + "]"
+    return "[" + ", ".join(numbers.fixed(x, 2) for x in v) + "]"
 
 
 # ---- the page ----------------------------------------------------------------------------------------------------

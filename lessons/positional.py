@@ -26,7 +26,7 @@ from .link import Notice
 
 __all__ = [
     "DM_MIN", "DM_MAX", "TABLE_MAX", "SEED_MAX", "BASES", "SCALE_MAX", "POS_MAX", "PositionalState", "default_state",
-    "reordering", "pe_table", "wave_columns", "wave_curves", "wavelength", "experiment", "rope_scores",
+    "reordering", "pe_table", "similarity", "wave_columns", "wave_curves", "wavelength", "experiment", "rope_scores",
     "rope_curves", "arrays", "n_pairs", "with_text", "with_text2", "with_d_model", "with_table", "with_pair",
     "with_rope", "LINK", "LESSON",
 ]
@@ -108,6 +108,14 @@ def pe_table(state: PositionalState) -> np.ndarray:
     return sinusoidal_positional_encoding(state.n_positions, state.d_table, float(state.base))
 
 
+def similarity(state: PositionalState) -> tuple[np.ndarray, np.ndarray]:
+    """PE·PEᵀ of the table (n_positions, n_positions), and the values of its distance-1 diagonal (positions p and
+    p + 1, n_positions − 1 of them): equal for an even d_table, since sin a·sin b + cos a·cos b = cos(a − b)."""
+    pe = pe_table(state)
+    sim = pe @ pe.T
+    return sim, np.diagonal(sim, offset=1).copy()
+
+
 def wave_columns(state: PositionalState) -> list[int]:
     """The table columns drawn as waves: pair 0's sin and cos and the chosen pair's (those the width has)."""
     i = state.pair
@@ -140,16 +148,17 @@ def _x(state: PositionalState, toks) -> np.ndarray:
 @dataclass(frozen=True)
 class Experiment:
     """The order experiment's numbers. a / b: sentences A and B. X_*: token vectors (n, d_model); PE_*: their
-    positions' rows of the table (n, d_model); weights_* (n, n): without positions, with X·scale + PE, with RoPE
-    on Q and K (no PE added). perm: B from A (:func:`reordering`) or None; reordered: A's weights without positions
-    with rows and columns in B's order (weights_a[perm][:, perm]); gap, gap_pe, gap_rope: the largest |difference|
-    between B's weights and A's re-ordered ones, without positions, with PE, with RoPE (None without a
-    reordering)."""
+    positions' rows of the table (n, d_model); sum_a: A's input with positions, scale·X_a + PE_a; weights_* (n, n):
+    without positions, with X·scale + PE, with RoPE on Q and K (no PE added). perm: B from A (:func:`reordering`)
+    or None; reordered: A's weights without positions with rows and columns in B's order (weights_a[perm][:, perm]);
+    gap, gap_pe, gap_rope: the largest |difference| between B's weights and A's re-ordered ones, without positions,
+    with PE, with RoPE (None without a reordering)."""
 
     W_Q: np.ndarray
     W_K: np.ndarray
     X_a: np.ndarray
     X_b: np.ndarray
+    sum_a: np.ndarray
     PE_a: np.ndarray
     PE_b: np.ndarray
     weights_a: np.ndarray
@@ -176,8 +185,9 @@ def experiment(state: PositionalState) -> Experiment | None:
     X_a, X_b = _x(state, a), _x(state, b)
     pe = sinusoidal_positional_encoding(max(len(a), len(b)), d, float(state.base))
     PE_a, PE_b = pe[:len(a)], pe[:len(b)]
+    sum_a = state.scale * X_a + PE_a
     w = {k: _weights(X, W_Q, W_K) if len(X) else np.zeros((0, 0))
-         for k, X in (("a", X_a), ("b", X_b), ("a_pe", state.scale * X_a + PE_a), ("b_pe", state.scale * X_b + PE_b))}
+         for k, X in (("a", X_a), ("b", X_b), ("a_pe", sum_a), ("b_pe", state.scale * X_b + PE_b))}
     rope = _weights(X_a, W_Q, W_K, rope=True, base=float(state.base))
     rope_b = _weights(X_b, W_Q, W_K, rope=True, base=float(state.base)) if len(X_b) else np.zeros((0, 0))
     perm = reordering(a, b)
@@ -187,8 +197,8 @@ def experiment(state: PositionalState) -> Experiment | None:
         re, re_pe = w["a"][p], w["a_pe"][p]
         gap, gap_pe = float(np.max(np.abs(w["b"] - re))), float(np.max(np.abs(w["b_pe"] - re_pe)))
         gap_rope = float(np.max(np.abs(rope_b - rope[p])))
-    return Experiment(W_Q, W_K, X_a, X_b, PE_a, PE_b, w["a"], w["b"], w["a_pe"], w["b_pe"], rope, rope_b, perm, re,
-                      re_pe, gap, gap_pe, gap_rope)
+    return Experiment(W_Q, W_K, X_a, X_b, sum_a, PE_a, PE_b, w["a"], w["b"], w["a_pe"], w["b_pe"], rope, rope_b,
+                      perm, re, re_pe, gap, gap_pe, gap_rope)
 
 
 def rope_scores(state: PositionalState, res: Experiment) -> tuple[np.ndarray, np.ndarray, list]:
@@ -224,8 +234,7 @@ def arrays(state: PositionalState) -> dict[str, np.ndarray]:
     with tokens in A the experiment's ``W_Q``, ``W_K`` (d_model, d_model), ``X_a``, ``PE_a`` (n_a, d_model),
     ``weights_a``, ``weights_a_pe``, ``weights_a_rope`` (n_a, n_a), and with tokens in B ``X_b``, ``PE_b``,
     ``weights_b``, ``weights_b_pe``, ``weights_b_rope`` (n_b, n_b); ``reordered`` (n, n) when B re-orders A."""
-    pe = pe_table(state)
-    out = {"PE": pe, "PE_similarity": pe @ pe.T}
+    out = {"PE": pe_table(state), "PE_similarity": similarity(state)[0]}
     res = experiment(state)
     if res is None:
         return out

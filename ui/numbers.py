@@ -158,6 +158,13 @@ def chart_percent(w: float, exact: bool = True) -> str:
     return percent(min(max(float(w), 0.0), 1.0), exact=exact)
 
 
+def fixed(v: float, decimals: int) -> str:
+    """A number with exactly ``decimals`` decimals and "−" for negatives, so a column of them lines up ("2.686846",
+    "−23.021597", "0.000000"; −0.0 is "0.000000")."""
+    s = f"{float(v) + 0.0:.{int(decimals)}f}"
+    return MINUS + s[1:] if s.startswith("-") and float(s) != 0 else s.lstrip("-")
+
+
 def integer(n: int) -> str:
     """A count in text, with thousands separated: 20000 → "20,000"."""
     return f"{int(n):,}"

@@ -132,8 +132,8 @@ def _occurrences(labels) -> list[tuple[str, int]]:
 def _say_dropped(key: str, edkey: str, rows: list[str], cols: list[str], on_dropped: Callable) -> None:
     """The grid restarts with other rows or columns: the cells typed in it since its last restart (its edits, all
     committed) whose row or column the new grid no longer has are named (``on_dropped``). Rows and columns are
-    matched by label and copy (the k-th "犬" row to the k-th "犬" row), as the lessons carry a matrix into another
-    sentence or size (lessons.seeded.refit).
+    matched by label and copy (the k-th row of a repeated token to its k-th row), as the lessons carry a matrix into
+    another sentence or size (lessons.seeded.refit).
 
     This is the other order of issue 20's race: the edit still pending when a size slider is clicked may be
     committed before the new size (the same rerun's callbacks in the other order, or a rerun of its own), and the

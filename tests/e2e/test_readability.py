@@ -296,16 +296,21 @@ def colours_by_value(charts: list[dict]) -> dict:
 
 
 # ---- the tests ---------------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def view(browser):
-    """One page at 1280×720 for the whole module (each link is a fresh app session)."""
-    context = browser.new_context(viewport=VIEW)
+def _one_page(browser, viewport):
+    """One page at ``viewport`` for the whole module (each link is a fresh app session); no page error allowed."""
+    context = browser.new_context(viewport=viewport)
     page = context.new_page()
     errors: list = []
     page.on("pageerror", lambda e: errors.append(e))
     yield page
     context.close()
     assert not errors, errors
+
+
+@pytest.fixture(scope="module")
+def view(browser):
+    """One page at 1280×720."""
+    yield from _one_page(browser, VIEW)
 
 
 CASES = [(lesson.key, lang, variant) for lesson in lessons.REGISTRY for lang in LANGS
@@ -346,13 +351,7 @@ NARROW = {"width": 1024, "height": 768}  # a common projector; the layouts are c
 @pytest.fixture(scope="module")
 def narrow_view(browser):
     """One page at 1024×768 for the narrow-projector test."""
-    context = browser.new_context(viewport=NARROW)
-    page = context.new_page()
-    errors: list = []
-    page.on("pageerror", lambda e: errors.append(e))
-    yield page
-    context.close()
-    assert not errors, errors
+    yield from _one_page(browser, NARROW)
 
 
 ROW_CELLS = """() => [...document.querySelectorAll('.al-row')].map((grid) => ({

@@ -113,6 +113,12 @@ def test_ticks_never_use_e_notation():
     assert numbers.tick(0.5) == "0.5" and numbers.tick(-2.0) == MINUS + "2" and numbers.tick(-0.0) == "0"
 
 
+def test_fixed_decimals_line_up_with_a_true_minus():
+    assert numbers.fixed(2.6868459, 6) == "2.686846" and numbers.fixed(-23.0215974, 6) == MINUS + "23.021597"
+    assert numbers.fixed(5.6e-17, 6) == "0.000000" and numbers.fixed(-1e-9, 6) == "0.000000"  # never "−0.000000"
+    assert numbers.fixed(-64, 0) == MINUS + "64" and numbers.fixed(0.6, 2) == "0.60"
+
+
 def test_the_two_thresholds_have_names_of_their_own():
     assert numbers.CELL_LARGE == 1e4 and numbers.TEXT_LARGE == 1e6
     assert not hasattr(numbers, "LARGE") and not hasattr(F, "LARGE")
