@@ -6,6 +6,11 @@ language tables, and adding it here.
 """
 from __future__ import annotations
 
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
 from .base import Lesson
 from .masks import LESSON as MASKS
 from .multihead import LESSON as MULTIHEAD
@@ -13,8 +18,28 @@ from .positional import LESSON as POSITIONAL
 from .qkv import LESSON as QKV
 from .scaling import LESSON as SCALING
 
+EXTRA_ENV = "ATTN_LAB_EXTRA_LESSONS"
+"""An environment variable naming a folder of extra lessons: its ``lessons.py`` lists them in ``LESSONS`` (pages and
+``<lang>.*.toml`` language tables beside it, read by ui.i18n). They are registered after the app's own, so a lesson
+can be tried without changing a file here; the tests register tests/throwaway this way."""
+
+
+def _extra_lessons() -> list[Lesson]:
+    folder = os.environ.get(EXTRA_ENV, "").strip()
+    if not folder:
+        return []
+    spec = importlib.util.spec_from_file_location("attn_lab_extra_lessons", Path(folder) / "lessons.py")
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{EXTRA_ENV}={folder!r}: no lessons.py there")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return list(module.LESSONS)
+
+
 REGISTRY: list[Lesson] = [QKV, SCALING, MASKS, MULTIHEAD, POSITIONAL]
-"""The lessons in teaching order (a list, so a test can register a throwaway lesson for the duration of a test)."""
+"""The lessons in teaching order (a list, so a test can register a throwaway lesson for the duration of a test),
+then the extra ones of ``ATTN_LAB_EXTRA_LESSONS``."""
 
 PLANNED = ("cross",)
 """Lessons the home page announces as coming (texts planned.<key>), until a lesson with that key is in REGISTRY."""
@@ -29,3 +54,5 @@ def by_key(key: str) -> Lesson:
 
 
 __all__ = ["Lesson", "REGISTRY", "PLANNED", "by_key"]
+
+REGISTRY += _extra_lessons()  # last: an extra lesson module imports this package

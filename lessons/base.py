@@ -16,7 +16,7 @@ import numpy as np
 from . import link
 from .link import LinkSchema, Notice
 
-__all__ = ["Lesson", "Transition", "CELL_KEY"]
+__all__ = ["Lesson", "Transition", "CELL_KEY", "widest_text", "LONG_TOKEN"]
 
 CELL_KEY = "cell"
 """The link key of the cell picker's choice (added to the link of every lesson that declares ``cell_matrices``)."""
@@ -32,6 +32,20 @@ class Transition:
 
     apply: Callable
     args: tuple[link.Field, ...] = ()
+
+
+LONG_TOKEN = "とても長いトークン" * 3 + "abcdef"
+"""A 33-character token: the longest label a lesson's :attr:`Lesson.widest` state is expected to carry."""
+
+_WIDE_WORDS = "猫 が 魚 を 食べる 犬 は 公園 で 走る 鳥 が 空 を 飛ぶ 星".split()
+
+
+def widest_text(n_tokens: int = 16) -> str:
+    """A sentence of ``n_tokens`` space-separated tokens (1..16), the last one :data:`LONG_TOKEN`: the text a lesson's
+    ``widest`` state types into its sentence fields. Raises ValueError outside 1..16."""
+    if not 1 <= n_tokens <= len(_WIDE_WORDS):
+        raise ValueError(f"n_tokens must be 1..{len(_WIDE_WORDS)}, got {n_tokens}")
+    return " ".join(_WIDE_WORDS[:n_tokens - 1] + [LONG_TOKEN])
 
 
 def _no_matrices(state, matrices):
@@ -76,6 +90,15 @@ class Lesson:
         masked_rows_text: the text key the page shows when the lesson's masks leave a query row with no key
             (formatted with ``n``, the number of such rows, and ``rows``); required when the link has a
             :class:`~lessons.link.Mask` field (the contract tests check it), None otherwise.
+        widest: () → the fullest screen the lesson can show: the most tokens (one of them long, see
+            :func:`widest_text`), the largest sizes and the widest numbers. The readability checks
+            (tests/e2e/test_readability.py) open its link at 1280×720 beside the default one. Required when the
+            lesson declares ``n_tokens`` (the contract tests check that it has more tokens than the default state
+            and that its link reopens it); None otherwise, and then only the default state is checked.
+        one_edit: state → ``state`` with one cell of one of the link's matrices changed to a value inside the
+            state's colour ranges. The readability checks verify that every heatmap cell whose number did not change
+            keeps its colour. Required when the link has matrices (the contract tests check that exactly one
+            matrix's link value changes), None otherwise.
     """
 
     key: str
@@ -94,6 +117,8 @@ class Lesson:
     text_fields: tuple[str, ...] = ()
     n_tokens: Callable[[object], int] | None = None
     masked_rows_text: str | None = None
+    widest: Callable[[], object] | None = None
+    one_edit: Callable[[object], object] | None = None
 
     def __post_init__(self):
         if not self.key.isascii() or not self.key.isidentifier() or self.key != self.key.lower():

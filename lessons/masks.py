@@ -24,7 +24,7 @@ from attention_core import AttentionSteps, causal_mask, padding_mask, project_qk
 from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
 from . import link, qkv, ranges, seeded
-from .base import Lesson, Transition
+from .base import Lesson, Transition, widest_text
 from .cells import Refusal
 from .link import Notice
 
@@ -357,10 +357,24 @@ TRANSITIONS = {
 }
 """What the page's controls do (lesson_pages/masks.py): the contract tests drive these in random sequences."""
 
+def widest_state() -> MasksState:
+    """The fullest screen (Lesson.widest): both sentences of 16 tokens (the last of 33 characters), the generation
+    stepper on the last token."""
+    text = widest_text()
+    return MasksState(text=text, text2=text, step=len(tokens(text)) - 1)
+
+
+def one_edit(state: MasksState) -> MasksState:
+    """Lesson.one_edit: the custom mask's cell (last query, first key) toggled."""
+    m = custom_mask(state)
+    return with_custom_cell(state, m.shape[0] - 1, 0, not bool(m[-1, 0]))
+
+
 LESSON = Lesson(key="masks", icon=":material/visibility_off:", default_state=MasksState, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,
                 with_matrices=with_matrices, color_ranges=color_ranges, transitions=TRANSITIONS,
                 text_fields=("text", "text2"), masked_rows_text="masks.out.empty_rows",
-                n_tokens=lambda s: len(tokens(s.text)))
+                n_tokens=lambda s: len(tokens(s.text)), widest=widest_state,
+                one_edit=one_edit)
 
 assert len(tokens(DEFAULT_TEXT)) <= MAX_TOKENS

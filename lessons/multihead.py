@@ -20,7 +20,7 @@ from attention_core.multihead import MultiHeadSteps, multi_head_attention
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link, ranges, seeded
-from .base import Lesson, Transition
+from .base import Lesson, Transition, widest_text
 from .cells import CELL_LIMIT, Refusal, check_cell, checked_matrix, with_one_cell
 from .link import Notice
 
@@ -394,7 +394,22 @@ TRANSITIONS = {
 }
 """What the page's controls do (lesson_pages/multihead.py); the contract tests drive them in random sequences."""
 
+def widest_state() -> MultiHeadState:
+    """The fullest screen (Lesson.widest): 16 tokens (the last of 33 characters), d_model = 16 in 4 heads side by
+    side, the causal mask on, the last token as the query, and X cells typed to −19.34 and 100.00."""
+    state = with_n_heads(with_d_model(with_text(default_state(), widest_text()), DM_MAX), 4)
+    state = with_cell(with_cell(state, "X", 0, 0, -19.34), "X", 1, 1, 100.0)
+    return replace(with_query(state, state.n - 1), causal=True)
+
+
+def one_edit(state: MultiHeadState) -> MultiHeadState:
+    """Lesson.one_edit: W_Q's first cell halved, or 0.5 where it is 0."""
+    v = float(state.mats["W_Q"][0, 0])
+    return with_cell(state, "W_Q", 0, 0, v / 2 if v else 0.5)
+
+
 LESSON = Lesson(key="multihead", icon=":material/view_column:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,
                 with_matrices=with_matrices, color_ranges=color_ranges, cell_matrices=lambda s: MATRICES,
-                transitions=TRANSITIONS, text_fields=("text",), n_tokens=lambda s: s.n)
+                transitions=TRANSITIONS, text_fields=("text",), n_tokens=lambda s: s.n, widest=widest_state,
+                one_edit=one_edit)

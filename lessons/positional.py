@@ -21,7 +21,7 @@ from attention_core.positional import sinusoidal_at
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link, seeded
-from .base import Lesson, Transition
+from .base import Lesson, Transition, widest_text
 from .link import Notice
 
 __all__ = [
@@ -350,6 +350,16 @@ TRANSITIONS = {
 }
 """What the page's controls do (lesson_pages/positional.py); the contract tests drive them in random sequences."""
 
+def widest_state() -> PositionalState:
+    """The fullest screen (Lesson.widest): A of 16 tokens (the last of 33 characters) and B its reverse, d_model 16,
+    the largest scale, a 12 × 12 table (the largest with numbers in its cells), base 100000, RoPE at the far end."""
+    text = widest_text()
+    state = replace(default_state(), text=text, text2=" ".join(reversed(text.split())), d_model=DM_MAX,
+                    scale=SCALE_MAX, base=max(BASES))
+    return with_rope(with_table(state, n_positions=12, d_table=12), m=POS_MAX - 1, n=POS_MAX, shift=POS_MAX)
+
+
 LESSON = Lesson(key="positional", icon=":material/format_list_numbered:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
-                text_fields=("text", "text2"), n_tokens=lambda s: len(s.tokens))
+                text_fields=("text", "text2"), n_tokens=lambda s: len(s.tokens),
+                widest=widest_state)

@@ -18,7 +18,7 @@ from attention_core import AttentionSteps, causal_mask, project_qkv, scaled_dot_
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link, ranges, seeded
-from .base import Lesson, Transition
+from .base import Lesson, Transition, widest_text
 from .cells import CELL_LIMIT, Refusal, check_cell, checked_matrix, with_one_cell
 from .link import Notice
 
@@ -518,7 +518,25 @@ TRANSITIONS = {
 }
 """What the page's controls do (lesson_pages/qkv.py): the contract tests drive these in random sequences."""
 
+def widest_state() -> QKVState:
+    """The fullest screen (Lesson.widest): 16 tokens (the last of 33 characters), d_model = d_k = d_v = 16, and cells
+    typed to the widest numbers: −19.34 and 100.00 in X, a W_Q cell that takes Q and the scores past 10⁴."""
+    state = with_sizes(with_text(default_state("custom"), widest_text()), d_model=16, d_k=16, d_v=16)
+    for name, i, j, v in (("X", 0, 0, -19.34), ("X", 1, 1, 100.0), ("W_Q", 0, 0, 999.9), ("X", 2, 0, 38.5)):
+        state = with_cell(state, name, i, j, v)
+    return state
+
+
+def one_edit(state: QKVState) -> QKVState:
+    """Lesson.one_edit: the first cell of W_Q (of Q when Q, K, V are typed directly) halved, or 0.5 where it is 0
+    (1 → 0.5 in 犬が歩く): the colour ranges stay those of the setup (lessons/ranges.py)."""
+    name = "W_Q" if state.mode == "xw" else "Q"
+    v = float(state.mats[name][0, 0])
+    return with_cell(state, name, 0, 0, v / 2 if v else 0.5)
+
+
 LESSON = Lesson(key="qkv", icon=":material/calculate:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,
                 color_ranges=color_ranges, cell_matrices=lambda s: active_matrices(s.mode), transitions=TRANSITIONS,
-                text_fields=("text",), n_tokens=lambda s: len(s.tokens))
+                text_fields=("text",), n_tokens=lambda s: len(s.tokens),
+                widest=widest_state, one_edit=one_edit)

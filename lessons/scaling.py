@@ -20,7 +20,7 @@ from attention_core import scaling as scaling_math
 from attention_core.scaling import DK_STEPS
 
 from . import link
-from .base import Lesson, Transition
+from .base import LONG_TOKEN, Lesson, Transition
 from .cells import Refusal
 from .link import Notice
 
@@ -238,6 +238,16 @@ TRANSITIONS = {
 }
 """What the page's controls do (lesson_pages/scaling.py): the contract tests drive these in random sequences."""
 
+def widest_state() -> ScalingState:
+    """The fullest screen (Lesson.widest): titles at their longest (one Japanese, one English), scores at both ends of
+    their range, d_k = 1, a value at −VALUE_LIMIT and a long query."""
+    state = default_state()
+    for i, title in enumerate(("犬の飼い方と健康のすべて" * 3, "Cooking for beginners: 100 recipes", "星空")):
+        state = with_title(state, i, title[:MAX_TITLE_CHARS])
+    state = with_query(with_score(with_score(state, 0, SCORE_MAX), 2, SCORE_MIN), LONG_TOKEN[:MAX_TITLE_CHARS])
+    return with_value(replace(state, d_k=1), 1, 1, -VALUE_LIMIT)
+
+
 LESSON = Lesson(key="scaling", icon=":material/tune:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
-                text_fields=("query", *(f"title.{i}" for i in range(N_BOOKS))))
+                text_fields=("query", *(f"title.{i}" for i in range(N_BOOKS))), widest=widest_state)

@@ -1,4 +1,12 @@
-"""Test-suite-wide hooks. Kept small: fixtures live next to the tests that use them."""
+"""Test-suite-wide hooks. Kept small: fixtures live next to the tests that use them.
+
+The throwaway lessons of tests/throwaway (a toy with no text field, a two-sentence lesson with a rectangular matrix
+and no slider) are registered for every test run, here, before any test module imports ``lessons``: every
+registry-wide suite runs on them unchanged, and the app servers of the browser tests inherit the variable."""
+import os
+from pathlib import Path
+
+os.environ["ATTN_LAB_EXTRA_LESSONS"] = str(Path(__file__).resolve().parent / "throwaway")
 
 CHROMIUM_MISSING = "CHROMIUM MISSING"
 

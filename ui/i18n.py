@@ -1,6 +1,7 @@
 """Language tables: t(key, **fmt) over assets/i18n/{ja,en}.toml. Japanese is the default language."""
 from __future__ import annotations
 
+import os
 import threading
 import tomllib
 from functools import cache
@@ -9,6 +10,7 @@ from pathlib import Path
 LANGS = ("ja", "en")
 DEFAULT_LANG = "ja"
 _DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
+EXTRA_ENV = "ATTN_LAB_EXTRA_LESSONS"  # = lessons.EXTRA_ENV (ui.i18n does not import the lessons)
 
 
 def _flatten(d: dict, prefix: str = "") -> dict[str, str]:
@@ -25,9 +27,13 @@ def _flatten(d: dict, prefix: str = "") -> dict[str, str]:
 @cache
 def table(lang: str) -> dict[str, str]:
     """All strings of one language as a flat {dotted.key: text} dict, from assets/i18n/<lang>.toml and any
-    assets/i18n/<lang>.<part>.toml (one file per lesson keeps tables small). Raises FileNotFoundError for a
+    assets/i18n/<lang>.<part>.toml (one file per lesson keeps tables small), and the ``<lang>.*.toml`` of the folder of
+    extra lessons named by ATTN_LAB_EXTRA_LESSONS (see lessons/__init__.py). Raises FileNotFoundError for a
     language without a main table, ValueError for a key defined in two files."""
     files = [_DIR / f"{lang}.toml", *sorted(_DIR.glob(f"{lang}.*.toml"))]
+    extra = os.environ.get(EXTRA_ENV, "").strip()  # the extra lessons' folder (lessons.EXTRA_ENV) has its own
+    if extra:
+        files += sorted(Path(extra).glob(f"{lang}.*.toml"))
     out: dict[str, str] = {}
     for path in files:
         with open(path, "rb") as f:

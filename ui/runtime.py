@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import streamlit as st
 from streamlit.errors import FragmentHandledException
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import lessons
 from lessons import Lesson
@@ -80,6 +81,7 @@ class Page:
     def __init__(self, lesson: Lesson):
         self.lesson = lesson
         self._state_key = f"{lesson.key}:state"
+        self._shown: tuple[object, set[str]] = (None, set())  # (a run's cursors, the places that run has shown)
 
     # ---- state ----
     @property
@@ -137,8 +139,16 @@ class Page:
         may have scrolled away from). They stay on screen through the reruns that leave the state as it was (a
         grid's own restart, an expander opened), until the state changes or another notice comes, so a notice
         is never gone before it could be read (issue 20: a grid's restart rerun wiped the one naming a lost
-        cell). Leaving the page forgets them (:func:`run`)."""
+        cell). Leaving the page forgets them (:func:`run`). A place is shown once per run (a second call shows
+        nothing: runtime.run shows "top" itself)."""
         where = f"{self.lesson.key}:{place}"
+        ctx = get_script_run_ctx(suppress_warning=True)  # a run (a fragment's too) is told by its cursors, new each
+        run = ctx.cursors if ctx is not None else None  # time: the fragment keeps this Page through its reruns
+        if self._shown[0] is not run:
+            self._shown = (run, set())
+        if where in self._shown[1]:
+            return
+        self._shown[1].add(where)
         new = pop_notices(where)
         if new:
             st.session_state[f"{where}:shown"] = (new, self.lesson.encode(self.state))

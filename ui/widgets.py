@@ -226,7 +226,8 @@ def matrix_grids(page, mats: dict, labels: dict, *, title: str, help: str, commi
     folded expander with one tab per matrix (keys ``<lesson>.grids``, ``<lesson>.<tab_key>``, the grids
     ``<lesson>.grid.<name>``). Built only while open, and only the chosen tab's grid: a grid costs more than all the
     heatmaps. ``commit(name, M)`` places an edited matrix; refusals and dropped cells are said at ``place``, shown
-    in the expander (and as a toast)."""
+    in the expander (and as a toast). Each name of ``mats`` is one of the lesson's ``arrays``: where an edit is
+    placed when it arrives."""
     grids = st.expander(title, icon=":material/edit:", key=page.key("grids"), on_change="rerun")
     if not grids.open:
         return
@@ -240,7 +241,7 @@ def matrix_grids(page, mats: dict, labels: dict, *, title: str, help: str, commi
                     matrix_editor(page.key(f"grid.{n}"), mats[n], *labels[n], name=n,
                                   commit=lambda M, n=n: commit(n, M),
                                   notify=lambda code, args: page.notify(code, args, place=place),
-                                  current=lambda n=n: page.state.mats[n])
+                                  current=lambda n=n: page.lesson.arrays(page.state)[n])
         with notes:
             page.show_notices(place, toast=True)
 

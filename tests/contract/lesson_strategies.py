@@ -64,12 +64,16 @@ def picked_cell(lesson, state):
 
 
 def matrix_values(shape: tuple[int, int], field: link.Matrix | None = None):
-    """Valid values of a matrix field of this shape: booleans for a link.Mask, cell numbers otherwise."""
+    """Valid values of a matrix field of this shape: booleans for a link.Mask, cell numbers otherwise (within the
+    field's ``limit``, at most ±1000)."""
     r, c = shape
     if isinstance(field, link.Mask):
         return st.lists(st.booleans(), min_size=r * c, max_size=r * c).map(
             lambda v: np.array(v, dtype=bool).reshape(r, c))
-    cell = st.one_of(st.integers(-5, 5).map(float), st.floats(-1000, 1000, allow_nan=False, width=32).map(float))
+    top = min(1000.0, field.limit) if field is not None else 1000.0
+    small = int(min(5, top))
+    cell = st.one_of(st.integers(-small, small).map(float),
+                     st.floats(-top, top, allow_nan=False, width=32).map(float).filter(lambda v: abs(v) <= top))
     return st.lists(cell, min_size=r * c, max_size=r * c).map(lambda v: np.array(v, dtype=np.float64).reshape(r, c))
 
 

@@ -84,6 +84,40 @@ def test_declaration(lesson):
 
 
 @LESSONS
+def test_widest_state_is_declared_and_reopens_from_its_link(lesson):
+    """Lesson.widest: the readability checks open it; declared by every lesson with a sentence, with more tokens than
+    the default state, and its link opens it again without a notice."""
+    if lesson.n_tokens is not None:
+        assert lesson.widest is not None, "a lesson with a sentence declares widest (its fullest screen)"
+    if lesson.widest is None:
+        return
+    wide, default = lesson.widest(), lesson.default_state()
+    assert lesson.encode(wide) != lesson.encode(default)
+    if lesson.n_tokens is not None:
+        assert lesson.n_tokens(wide) > lesson.n_tokens(default)
+    state, notes = lesson.decode(lesson.encode(wide), others(lesson))
+    assert notes == []
+    assert_same_state(lesson, state, wide)
+
+
+@LESSONS
+def test_one_edit_changes_one_cell_of_one_matrix(lesson):
+    """Lesson.one_edit: declared exactly when the link has matrices; it changes one matrix of the link, in one cell,
+    in the default and in the widest state."""
+    assert (lesson.one_edit is not None) == bool(lesson.link.matrices), "one_edit: declared exactly with matrices"
+    if lesson.one_edit is None:
+        return
+    for state in (lesson.default_state(), *((lesson.widest(),) if lesson.widest else ())):
+        before, after = lesson.encode(state), lesson.encode(lesson.one_edit(state))
+        changed = [k for k in before.keys() | after.keys() if before.get(k) != after.get(k)]
+        assert len(changed) == 1 and changed[0] in {m.key for m in lesson.link.matrices}, changed
+        name = changed[0]
+        arr_a, arr_b = (lesson.arrays(lesson.decode(x, others(lesson))[0]) for x in (before, after))
+        if name in arr_a:  # a matrix the lesson shows as an array (a mask may be shown only through its effect)
+            assert arr_a[name].shape == arr_b[name].shape and int(np.sum(arr_a[name] != arr_b[name])) == 1, name
+
+
+@LESSONS
 def test_texts_in_both_languages(lesson):
     for lang in LANGS:
         tb = table(lang)

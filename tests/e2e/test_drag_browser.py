@@ -1,7 +1,8 @@
 """A mouse drag on any slider of any lesson: the charts follow the thumb while it is held, the drag reruns what the
 slider's own key press reruns, and after the release the page equals a fresh load of its own link (issue 18).
 
-Every slider is found from the DOM of each page in ``lessons.REGISTRY`` (none named by hand). Each is dragged by a
+Every slider is found from the DOM of each page in ``lessons.REGISTRY`` (none named by hand); the first, middle and
+last are tried (all with ATTN_LAB_EVERY_SLIDER=1: test_slider_keys_browser.sliders_to_try). Each is dragged by a
 few steps and held: before the release, some chart of the page must already show other texts (cell numbers, titles,
 labels) than before the drag. Streamlit's slider sends its value only on release; the relays of ui/drag.py send the
 thumb's values during the drag, each through the relay of the slider's own live fragment (or the frame's, for a
@@ -13,13 +14,14 @@ d_model: "its key press reruns a fragment only, its drag reran the whole app (7 
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import lessons
 
 from .helpers import SIDEBAR, assert_no_exception, assert_no_page_errors
-from .test_slider_keys_browser import PAGE_JS, SLIDERS, at_rest, numbers, slider_input, sliders_at_rest
+from .test_slider_keys_browser import PAGE_JS, SLIDERS, at_rest, numbers, slider_input, sliders_at_rest, sliders_to_try
 
-HOLD_MS = 2500  # the pointer stays down this long after the last move: the relayed values must show by then
+HOLD_MS = 2500  # the pointer stays down at most this long after the last move: the relayed values must show by then
 STEPS = 4
 LIVE = "[class*='st-key-al-live-']"
 
@@ -35,8 +37,9 @@ WATCH_FRAME = f"""() => {{ window.__alFull = 0; if (window.__alFullObs) window._
 }}"""
 
 
-def drag(page, k: int) -> tuple[float, float]:
-    """Drag slider k by STEPS steps towards its farther end and hold; returns (value before, thumb's value held)."""
+def drag(page, k: int, before: list) -> tuple[float, float]:
+    """Drag slider k by STEPS steps towards its farther end and hold until some chart's texts differ from ``before``
+    (at most HOLD_MS); returns (value before, thumb's value held)."""
     inp = slider_input(page, k)
     inp.scroll_into_view_if_needed()
     lo, hi, step, v0 = numbers(inp)
@@ -49,7 +52,11 @@ def drag(page, k: int) -> tuple[float, float]:
     page.mouse.move(x0, y0)
     page.mouse.down()
     page.mouse.move(x0 + dx, y0, steps=8)
-    page.wait_for_timeout(HOLD_MS)
+    try:
+        page.wait_for_function(f"(before) => JSON.stringify(({CHART_TEXTS})()) !== JSON.stringify(before)",
+                               arg=before, polling=50, timeout=HOLD_MS)
+    except PlaywrightTimeout:
+        pass  # the caller says what the charts showed
     return v0, numbers(slider_input(page, k))[3]
 
 
@@ -57,13 +64,13 @@ def drag(page, k: int) -> tuple[float, float]:
 def test_a_drag_moves_the_numbers_before_the_release_on_every_slider(browser, page, page_errors, app_server, lesson):
     page.goto(f"{app_server}/{lesson}")
     sliders_at_rest(page, lesson)
-    for k in range(page.locator(SLIDERS).count()):
+    for k in sliders_to_try(page.locator(SLIDERS).count()):
         box = page.locator(SLIDERS).nth(k)
         label = box.locator("label").first.inner_text()
         in_fragment = box.evaluate(f"(e) => !!e.closest(\"{LIVE}\")")  # a live fragment's (ui.runtime.Page.live)
         before = page.evaluate(CHART_TEXTS)
         page.evaluate(WATCH_FRAME)
-        v0, held = drag(page, k)
+        v0, held = drag(page, k, before)
         held_charts = page.evaluate(CHART_TEXTS)
         full_runs = page.evaluate("() => window.__alFull")
         page.mouse.up()

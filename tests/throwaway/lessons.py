@@ -1,0 +1,139 @@
+"""Two throwaway lessons that exist only to prove the lesson contract (issue 19): registered when the environment
+variable ATTN_LAB_EXTRA_LESSONS names this folder (tests/conftest.py does so for every test run and the app servers
+of the browser tests), so every registry-wide suite runs on them unchanged.
+
+- ``toy``: the smallest lesson of docs/adding-a-lesson.md: one slider, no text field, no matrix, one vector.
+- ``pair``: two sentences (a source and a target of their own lengths), a rectangular target × source matrix of
+  scores typed in a grid, no slider and no switch; its weights are the row-wise softmax (hand-checked in
+  tests/contract/test_throwaway_lesson.py).
+
+NumPy only, like lessons/. The pages (toy.py, pair.py beside this file) reach their lesson through the registry.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from attention_core import softmax
+from attention_core.tokens import MAX_TEXT_CHARS, tokenize
+from lessons import link, seeded
+from lessons.base import Lesson, Transition, widest_text
+from lessons.cells import check_cell
+
+HERE = Path(__file__).resolve().parent
+LIMIT = 10.0
+
+
+# ---- toy -----------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ToyState:
+    n: int = 3
+
+
+def _toy_from_link(values: dict):
+    return ToyState(values.get("n", 3)), []
+
+
+TOY = Lesson(key="toy", icon=":material/toys:", default_state=ToyState,
+             link=link.LinkSchema("toy", 1, (link.Int("n", 1, 9),)),
+             to_link=lambda s: {"n": s.n}, from_link=_toy_from_link,
+             arrays=lambda s: {"ones": np.ones(s.n)}, page=str(HERE / "toy.py"),
+             transitions={"n": Transition(lambda s, n: replace(s, n=min(max(int(n), 1), 9)), (link.Int("n", 1, 9),))})
+
+
+# ---- pair ----------------------------------------------------------------------------------------------------------
+SOURCE, TARGET = "犬 が 歩く", "the dog walks here"
+
+
+def tokens(text: str) -> tuple[str, ...]:
+    return tokenize(text).tokens
+
+
+def baseline(source: str, target: str) -> np.ndarray:
+    """The scores before any edit, (n_target, n_source): 1 where a target row and a source column share their
+    position, else 0 (an empty sentence gives a matrix with no rows or no columns)."""
+    return np.eye(len(tokens(target)), len(tokens(source)))
+
+
+@dataclass(frozen=True)
+class PairState:
+    source: str = SOURCE
+    target: str = TARGET
+    S: np.ndarray = field(default_factory=lambda: baseline(SOURCE, TARGET), compare=False)
+
+
+def _retyped(state: PairState, source: str, target: str) -> PairState:
+    S = seeded.refit(state.S, baseline(source, target), old_rows=tokens(state.target), new_rows=tokens(target),
+                     old_cols=tokens(state.source), new_cols=tokens(source))
+    return PairState(source, target, S)
+
+
+def with_source(state: PairState, text: str) -> PairState:
+    return _retyped(state, str(text), state.target)
+
+
+def with_target(state: PairState, text: str) -> PairState:
+    return _retyped(state, state.source, str(text))
+
+
+def with_scores(state: PairState, M) -> PairState:
+    """Raises Refusal: "shape" for another shape, or a cell's refusal."""
+    from lessons.cells import Refusal
+
+    M = np.asarray(M, dtype=np.float64)
+    if M.shape != state.S.shape:
+        raise Refusal("shape", got="x".join(map(str, M.shape)), want="x".join(map(str, state.S.shape)))
+    return replace(state, S=np.array([[check_cell(v, LIMIT) for v in row] for row in M]).reshape(M.shape))
+
+
+def arrays(state: PairState) -> dict[str, np.ndarray]:
+    S = state.S
+    weights = softmax(S, axis=-1) if S.size else S.copy()
+    return {"S": S, "weights": weights}
+
+
+def _to_link(state: PairState) -> dict:
+    out = {}
+    if state.source != SOURCE:
+        out["s"] = state.source
+    if state.target != TARGET:
+        out["t"] = state.target
+    if not np.array_equal(state.S, baseline(state.source, state.target)):
+        out["S"] = state.S
+    return out
+
+
+def _from_link(values: dict):
+    source, target = values.get("s", SOURCE), values.get("t", TARGET)
+    return PairState(source, target, baseline(source, target)), []
+
+
+def _widest() -> PairState:
+    text = widest_text()
+    state = PairState(text, text, baseline(text, text))
+    S = state.S.copy()
+    S[0, 0], S[1, 2] = -LIMIT, LIMIT
+    return replace(state, S=S)
+
+
+def _one_edit(state: PairState) -> PairState:
+    S = state.S.copy()
+    S[0, 0] = S[0, 0] / 2 if S[0, 0] else 0.5
+    return replace(state, S=S)
+
+
+PAIR = Lesson(key="pair", icon=":material/compare_arrows:", default_state=PairState,
+              link=link.LinkSchema("pair", 1, (link.Text("s", MAX_TEXT_CHARS), link.Text("t", MAX_TEXT_CHARS)),
+                                   matrices=(link.Matrix("S", LIMIT),)),
+              to_link=_to_link, from_link=_from_link, arrays=arrays,
+              matrix_shape=lambda s, name: s.S.shape,
+              with_matrices=lambda s, mats: with_scores(s, mats["S"]) if "S" in mats else s,
+              page=str(HERE / "pair.py"), text_fields=("source", "target"),
+              transitions={"source": Transition(with_source, (link.Text("s", MAX_TEXT_CHARS),)),
+                           "target": Transition(with_target, (link.Text("t", MAX_TEXT_CHARS),)),
+                           "S": Transition(with_scores, (link.Matrix("S", LIMIT),))},
+              n_tokens=lambda s: len(tokens(s.target)), widest=_widest, one_edit=_one_edit)
+
+LESSONS = [TOY, PAIR]
