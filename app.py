@@ -7,10 +7,12 @@ from __future__ import annotations
 from urllib.parse import unquote, urlencode, urlsplit
 
 import streamlit as st
+from streamlit import net_util
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import lessons
 from lessons import link
+from lessons.base import CELL_KEY
 from ui import drag, draw, runtime, widgets
 from ui.i18n import DEFAULT_LANG, LANGS, t
 from ui.icon import FAVICON
@@ -148,6 +150,21 @@ def _unknown_path() -> None:
         runtime.push_notices(runtime.FRAME, [("page_not_found", {"path": "/" + unquote(path)[:40]})])
 
 
+def _typed_cells(params: dict) -> set[str]:
+    """The link keys of the typed cells of the lesson the link belongs to (its matrices and its cell choice): what
+    the shorter link for a QR code leaves out."""
+    key = link.owner([x.link for x in lessons.REGISTRY], params)
+    if key is None:
+        return set()
+    return {m.key for m in lessons.by_key(key).link.matrices} | {CELL_KEY}
+
+
+@st.cache_resource(show_spinner=False)
+def _network_ip() -> str | None:
+    """This machine's network address, as `streamlit run` prints it ("Network URL"); looked up once per process."""
+    return net_util.get_internal_ip()
+
+
 def pages() -> list:
     """The home page, then one page per registered lesson (URL path = the lesson's key)."""
     home = st.Page(HOME, title=t("nav.home"), icon=":material/home:", url_path="home", default=True)
@@ -170,7 +187,8 @@ def main() -> None:
     link = urlencode(params)
     _address(params, link)
     with share_slot:
-        widgets.share_panel(st.context.url, link, key=runtime.SHARE_PANEL_KEY)
+        widgets.share_panel(st.context.url, params, key=runtime.SHARE_PANEL_KEY, left_out=_typed_cells(params),
+                            bound_address=st.get_option("server.address"), network_ip=_network_ip())
     st.sidebar.caption(t("frame.footer"))
     with st.sidebar:
         _browser(nav.url_path, link)

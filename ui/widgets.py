@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from urllib.parse import urlencode
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ from . import drag
 from .escape import markdown as md_escape
 from .i18n import t
 from .numbers import editable
+from .share import class_url, qr_png, shorter_params
 
 
 def chosen_option(value, options, format_func: Callable = str):
@@ -362,13 +364,49 @@ def token_notices(text: str) -> None:
         st.caption(t("tokens.duplicates"))
 
 
-def share_panel(url: str | None, query: str, *, key: str) -> None:
-    """The link that reproduces this exact setup, with a copy button. ``key``: the expander's; its session value
-    is True while the panel is open (see session.publish). The link is drawn only while the panel is open: a
-    fragment rerun does not redraw the sidebar, so a link kept in a closed panel could be stale when opened and
-    copied before the rerun that opening causes has finished."""
+def share_panel(url: str | None, params: dict[str, str], *, key: str, left_out=(), bound_address: str | None = None,
+                network_ip: str | None = None) -> None:
+    """The link that reproduces this exact setup, with a copy button and a QR code. ``key``: the expander's; its
+    session value is True while the panel is open (see session.publish). The link is drawn only while the panel is
+    open: a fragment rerun does not redraw the sidebar, so a link kept in a closed panel could be stale when opened
+    and copied before the rerun that opening causes has finished.
+
+    ``params``: the link's query parameters; ``left_out``: the keys the shorter link for a QR code leaves out (the
+    lesson's typed cells). A page opened on a loopback address hands out the machine's network address
+    (``bound_address``: the server's ``server.address``; ``network_ip``: the address ``streamlit run`` prints):
+    :func:`ui.share.class_url`."""
     panel = st.expander(t("share.title"), icon=":material/link:", key=key, on_change="rerun")
-    if panel.open:
-        with panel:
-            st.caption(t("share.help"))
-            st.code((url or "") + ("?" + query if query else ""), language=None, wrap_lines=True)
+    if not panel.open:
+        return
+    base, note, args = class_url(url or "", bound_address, network_ip)
+    link = base + ("?" + urlencode(params) if params else "")
+    with panel:
+        st.caption(t("share.help"))
+        st.code(link, language=None, wrap_lines=True)
+        if note:
+            st.caption(t(note, **{k: md_escape(v) for k, v in args.items()}))
+        if st.button(t("share.qr_button"), key=f"{key}.qr", icon=":material/qr_code_2:"):
+            shorter = shorter_params(params, left_out)
+            short = base + ("?" + urlencode(shorter) if shorter else "")
+            st.dialog(t("share.qr_title"), width="large")(_qr_dialog)(link, short if short != link else None)
+
+
+QR_PX = 480  # the QR code's width on screen: with the dialog's title and caption inside a 1024×768 projector's height
+
+
+def _qr_dialog(link: str, short: str | None) -> None:
+    """The QR code of ``link``, or of ``short`` (said) when ``link`` does not fit a readable one."""
+    png = qr_png(link)
+    if png is not None:
+        with st.container(horizontal_alignment="center"):
+            st.image(png, width=QR_PX)
+        st.caption(t("share.qr_help", n=len(link)))
+        return
+    st.warning(t("share.qr_too_long", n=len(link)), icon=":material/qr_code_2:")
+    png = qr_png(short) if short else None
+    if png is None:
+        st.info(t("share.qr_none"), icon=":material/content_copy:")
+        return
+    st.caption(t("share.qr_shorter", n=len(short)))
+    with st.container(horizontal_alignment="center"):
+        st.image(png, width=QR_PX)
