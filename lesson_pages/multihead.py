@@ -8,6 +8,7 @@ from attention_core.tokens import MAX_TEXT_CHARS
 from lessons import multihead as lesson
 from ui import bind, charts, numbers, query, runtime, slots, text, widgets
 from ui.i18n import t
+from ui.lesson_charts.multihead import head_map_spec, labels_shown
 
 CELL = "multihead.cell"  # the one-cell slider's widgets (picker: multihead.cell:m / :i / :j)
 LIVE, GRID = "live", "grid"
@@ -116,7 +117,9 @@ def split_section(state: lesson.MultiHeadState, res) -> None:
 
 
 def heads_section(state: lesson.MultiHeadState, res) -> None:
-    """The small multiples: one weights heatmap per head, the same 0..1 scale, and (h > 1) their average, last."""
+    """The small multiples: one weights heatmap per head, the same 0..1 scale, and (h > 1) their average, last. With
+    their numbers while every head fits one row that way (the average may wrap); else as colours only, HEADS_PER_ROW
+    to a row, with the chosen head drawn below with its numbers."""
     st.subheader(t("multihead.sec.heads"))
     st.caption(t("multihead.sec.heads_help"))
     if lesson.is_preset_as_given(state):  # the note's numbers hold only for the preset as given
@@ -125,19 +128,51 @@ def heads_section(state: lesson.MultiHeadState, res) -> None:
     h = state.n_heads
     mean = res.weights.mean(axis=0)
     shown = [res.weights[i] for i in range(h)] + ([mean] if h > 1 else [])
-    slots_ = charts.chart_columns(*(charts.heatmap_need(W, toks, toks, weights=True) for W in shown),
-                                  max_cols=HEADS_PER_ROW)
+    needs = [charts.heatmap_need(W, toks, toks, weights=True) for W in shown]
+    per_row = charts.chart_layout(needs, max_cols=HEADS_PER_ROW)[1]
+    if per_row >= min(h, HEADS_PER_ROW):  # every head in one row with its numbers (the average may wrap)
+        _numbered_heads(state, res, toks, mean, needs)
+    else:
+        _head_maps(state, res, toks, mean, len(shown))
+    st.caption(text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
+
+
+def _weights_of_head(state: lesson.MultiHeadState, res, toks, i: int) -> None:
+    charts.show_heatmap("mh_weights", res.weights[i], toks, toks, weights=True,
+                        key=f"multihead.fig.weights_{i + 1}", title_args={"i": i + 1},
+                        exact=numbers.softmax_exact(res.scaled_scores[i]),
+                        highlight_rows=state.query if i == state.head else None)
+
+
+def _numbered_heads(state: lesson.MultiHeadState, res, toks, mean, needs) -> None:
+    h = state.n_heads
+    slots_ = charts.chart_columns(*needs, max_cols=HEADS_PER_ROW)
     for i, col in enumerate(slots_[:h]):
         with col:
-            charts.show_heatmap("mh_weights", res.weights[i], toks, toks, weights=True,
-                                key=f"multihead.fig.weights_{i + 1}", title_args={"i": i + 1},
-                                exact=numbers.softmax_exact(res.scaled_scores[i]),
-                                highlight_rows=state.query if i == state.head else None)
+            _weights_of_head(state, res, toks, i)
     if h > 1:
         with slots_[h]:
             charts.show_heatmap("mh_mean", mean, toks, toks, weights=True, key="multihead.fig.mean",
                                 caption=t("multihead.out.mean_caption", h=h))
-    st.caption(text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
+
+
+def _head_maps(state: lesson.MultiHeadState, res, toks, mean, count: int) -> None:
+    """Every head (and the average) as colours only, side by side; then the chosen head with its numbers."""
+    h = state.n_heads
+    hover = t("multihead.map.hover")
+    slots_ = charts.chart_columns(*([0.0] * count), max_cols=HEADS_PER_ROW)
+    for i, col in enumerate(slots_):
+        with col:
+            title = t("multihead.map.head", i=i + 1) if i < h else t("multihead.map.mean")
+            charts.show_figure(head_map_spec(res.weights[i] if i < h else mean, toks, title=title, hover=hover,
+                                             width_px=charts.slot_width(),
+                                             frame_row=state.query if i == state.head else None),
+                               key=f"multihead.fig.map_{i + 1}" if i < h else "multihead.fig.map_mean")
+    words = [t("multihead.map.caption", h=h, i=state.head + 1)]
+    if not labels_shown(len(toks), slots_[0].width_px):
+        words.append(t("multihead.map.no_labels"))
+    st.caption(text.join_sentences(words))
+    _weights_of_head(state, res, toks, state.head)
 
 
 def head_detail(page: runtime.Page, state: lesson.MultiHeadState, res) -> None:

@@ -446,6 +446,12 @@ def diverging_colorscale() -> list:
     return _colorscale(DIVERGING_SCALE)
 
 
+def weights_colorscale() -> list:
+    """The weights heatmaps' sequential scale (WEIGHTS_SCALE, 0 dark → 1 bright) as explicit stops, for a lesson's own
+    chart of weights (the same colours as the shared heatmap's)."""
+    return _colorscale(WEIGHTS_SCALE)
+
+
 BLOCK_LINE = {"color": "#222222", "width": 3}
 
 

@@ -383,8 +383,10 @@ def share_panel(url: str | None, params: dict[str, str], *, key: str, left_out=(
     with panel:
         st.caption(t("share.help"))
         st.code(link, language=None, wrap_lines=True)
-        if note:
-            st.caption(t(note, **{k: md_escape(v) for k, v in args.items()}))
+        if note == "share.network":
+            st.caption(t("share.network", host=md_escape(args["host"])))
+        elif note == "share.local_only":
+            st.caption(t("share.local_only"))
         if st.button(t("share.qr_button"), key=f"{key}.qr", icon=":material/qr_code_2:"):
             shorter = shorter_params(params, left_out)
             short = base + ("?" + urlencode(shorter) if shorter else "")

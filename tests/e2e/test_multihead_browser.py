@@ -1,6 +1,7 @@
 """The multi-head page in a real browser: one weights heatmap per head, whose numbers are those of a per-head loop
 written here (the hand-chosen example's matrices written out), and a change of h (the slider, by key) changes how
-many head heatmaps there are and what they show, as the same loop says, and the link carries it."""
+many head heatmaps there are and what they show, as the same loop says (four heads: colour maps side by side, the
+chosen head with its numbers below), and the link carries it."""
 from __future__ import annotations
 
 import numpy as np
@@ -50,9 +51,19 @@ def test_one_heatmap_per_head_and_h_changes_them(page, page_errors, app_server):
     h.focus()
     page.keyboard.press("ArrowRight")  # h: 2 → 4 (the divisors of d_model = 8 are 1, 2, 4, 8)
     page.wait_for_selector(APP_READY, timeout=30_000)
-    for i, W in enumerate(head_weights(4)):
-        wait_chart(page, f"multihead.fig.weights_{i + 1}", as_text(W), timeout_s=20)
-    assert head_charts(page) == 4
+    # four heads with their numbers would not fit one row at 1280: four colour maps side by side (small multiples),
+    # each with the loop's weights as its colours, and the chosen head (head 1) below with its numbers
+    four = head_weights(4)
+    wait_chart(page, "multihead.fig.weights_1", as_text(four[0]), timeout_s=20)
+    page.wait_for_function("() => document.querySelectorAll(\"[class*='st-key-multihead-fig-map_'] .js-plotly-plot\")"
+                           ".length === 5", timeout=20_000)  # 4 heads and their average
+    boxes = [page.locator(sel(f"multihead.fig.map_{i + 1}")).bounding_box() for i in range(4)]
+    assert all(abs(b["y"] - boxes[0]["y"]) < 1 for b in boxes), boxes  # one row
+    assert all(b["x"] > a["x"] + a["width"] - 1 for a, b in zip(boxes, boxes[1:])), boxes
+    for i, W in enumerate(four):
+        z = page.locator(f"{sel(f'multihead.fig.map_{i + 1}')} .js-plotly-plot").evaluate("(p) => p.data[0].z")
+        np.testing.assert_allclose(np.array(z), W, atol=1e-9, err_msg=f"head {i + 1}")
+    assert head_charts(page) == 1  # only the chosen head with numbers
     assert "h=4" in page.url
     assert_no_exception(page)
     assert_no_page_errors(page_errors)
