@@ -1,10 +1,12 @@
-"""Home: what Attention Lab is, the live weights of the dog-walks lesson as its picture, and the lesson map."""
+"""Home: what Attention Lab is, the live weights of the dog-walks lesson as its picture, the story from Seq2Seq to
+the Transformer with its map (every block a link to its lesson: ui/transformer_map.py), the lessons in teaching
+order."""
 from __future__ import annotations
 
 import streamlit as st
 
 import lessons
-from ui import charts, runtime, text
+from ui import charts, runtime, text, transformer_map
 from ui.i18n import t
 
 
@@ -22,10 +24,12 @@ def main() -> None:
                             caption=text.join_sentences([t("home.picture_caption"), t("num.row_sums")]))
     with c2:
         st.markdown(t("home.what"))
-        st.page_link(first.page, label=t("home.start", title=t(f"lesson.{first.key}.title")),
-                     icon=":material/play_arrow:")
+        with st.container(key="home-start"):
+            st.page_link(first.page, label=t("home.start", title=t(f"lesson.{first.key}.title")),
+                         icon=":material/play_arrow:")
     st.subheader(t("home.map_title"))
     st.markdown(t("home.map"))
+    transformer_map.draw()
     st.subheader(t("home.lessons"))
     for lesson in lessons.REGISTRY:
         st.page_link(lesson.page, label=t(f"lesson.{lesson.key}.title"), icon=lesson.icon)

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from .base import Lesson
+from .cross import LESSON as CROSS
 from .masks import LESSON as MASKS
 from .multihead import LESSON as MULTIHEAD
 from .positional import LESSON as POSITIONAL
@@ -37,11 +38,11 @@ def _extra_lessons() -> list[Lesson]:
     return list(module.LESSONS)
 
 
-REGISTRY: list[Lesson] = [QKV, SCALING, MASKS, MULTIHEAD, POSITIONAL]
+REGISTRY: list[Lesson] = [QKV, SCALING, MASKS, MULTIHEAD, POSITIONAL, CROSS]
 """The lessons in teaching order (a list, so a test can register a throwaway lesson for the duration of a test),
 then the extra ones of ``ATTN_LAB_EXTRA_LESSONS``."""
 
-PLANNED = ("cross",)
+PLANNED: tuple[str, ...] = ("training",)
 """Lessons the home page announces as coming (texts planned.<key>), until a lesson with that key is in REGISTRY."""
 
 

@@ -21,7 +21,19 @@ STYLE = ("<style>[data-testid='stMarkdownContainer']:has(> table){overflow-x:aut
          ".al-flow{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin:4px 0 12px}"
          ".al-step{border:2px solid;border-radius:8px;padding:4px 10px;font-weight:600;font-size:1.02rem;"
          "background:#fff}.al-arrow{color:#666;font-size:1.2rem}"
-         ".stElementContainer[data-stale='true']{opacity:1!important;transition:none!important}</style>")
+         ".stElementContainer[data-stale='true']{opacity:1!important;transition:none!important}"
+         # the home page's map of the Transformer (ui/transformer_map.py): each block a framed box, coloured by role
+         "[class*='st-key-home-map-']{border:2px solid #7F7F7F;border-radius:8px;padding:4px 8px;gap:2px;"
+         "background:#fff}[class*='st-key-home-map-attention']{border-color:#E69F00;background:#fff8e8}"
+         "[class*='st-key-home-map-ffn']{border-color:#0072B2}[class*='st-key-home-map-io']{border-style:dashed}"
+         "[class*='st-key-home-map-'] [data-testid='stPageLink'] a{padding:2px 0;height:auto}"
+         "[class*='st-key-home-map-'] [data-testid='stPageLink'] a *{white-space:normal;overflow:visible;"
+         "text-overflow:clip}"
+         "[class*='st-key-home-map-'] .stMarkdown{margin-bottom:0}"
+         ".st-key-home-start [data-testid='stPageLink'] a{border:2px solid #D55E00;border-radius:8px;"
+         "padding:6px 12px;font-weight:600;height:auto}"
+         ".st-key-home-start [data-testid='stPageLink'] a *{white-space:normal;overflow:visible;text-overflow:clip}"
+         "</style>")
 
 
 def page_style() -> None:
