@@ -15,7 +15,8 @@ A value of the parameters given to the readers may be a list of strings (every v
 Decoding never raises and never allocates beyond the limits below: a malformed, unknown, oversized or
 out-of-range value falls back to the default and yields a :class:`Notice`, whose ``code`` names a message in the
 language tables (``notice.<code>``) and whose ``args`` fill it. Notice codes of this module:
-``link_too_long``, ``link_too_many``, ``link_version``, ``other_lesson``, ``unknown_keys``, ``duplicate_keys``
+``link_too_long``, ``link_too_many``, ``link_version``, ``link_unreadable`` (no namespace or version to read),
+``other_lesson``, ``unknown_keys``, ``duplicate_keys``
 (a key given more than once: the last value is read, as ``st.query_params[key]`` does), ``bad_value`` (args
 ``param``, ``value``, ``reason`` = a ``reason.<code>`` of the tables, ``extra`` = that reason's args), ``rounded``
 (args ``param``, ``value``, ``used``).
@@ -389,7 +390,7 @@ def read_envelope(schema: LinkSchema, params: Mapping, others: Sequence[LinkSche
             return Envelope(False, {}, (Notice("link_too_many", {"n": n, "max": MAX_PARAMS}),))
         items, twice = _items(params)
     except Exception:  # not a mapping of strings
-        return Envelope(False, {}, (Notice("link_version", {"v": "?"}),))
+        return Envelope(False, {}, (Notice("link_unreadable", {}),))
     total = sum(len(k) + len(v) for k, v in items)
     if total > MAX_QUERY_CHARS:
         return Envelope(False, {}, (Notice("link_too_long", {"n": total, "max": MAX_QUERY_CHARS}),))
@@ -417,7 +418,7 @@ def read_envelope(schema: LinkSchema, params: Mapping, others: Sequence[LinkSche
         return Envelope(False, {}, (Notice("link_version", {"v": clean[LEGACY_VERSION_KEY][:20]}),))
     if schema.legacy:  # a version-1 link could omit v=1: read it as one
         return Envelope(True, clean, _twice(twice))
-    return Envelope(False, {}, (Notice("link_version", {"v": "?"}),))
+    return Envelope(False, {}, (Notice("link_unreadable", {}),))
 
 
 def owner(schemas: Sequence[LinkSchema], params: Mapping) -> str | None:

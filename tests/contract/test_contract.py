@@ -21,7 +21,8 @@ from ui.i18n import LANGS, table
 
 FIXTURES = json.loads((Path(__file__).parent / "fixtures" / "v1_links.json").read_text("utf-8"))
 LESSONS = pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda x: x.key)
-LINK_CODES = {"link_too_long", "link_too_many", "link_version", "other_lesson", "unknown_keys", "bad_value", "rounded"}
+LINK_CODES = {"link_too_long", "link_too_many", "link_version", "link_unreadable", "other_lesson", "unknown_keys",
+              "bad_value", "rounded"}
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -335,8 +335,8 @@ def test_refusal_and_notice_codes_found():
     assert {"not_number", "not_finite", "too_big", "too_long", "format", "shape", "count", "invalid", "control",
             "empty"} <= refusal_codes()
     documented = _documented_link_codes()
-    assert documented == {"link_too_long", "link_too_many", "link_version", "other_lesson", "unknown_keys",
-                          "duplicate_keys", "bad_value", "rounded"}
+    assert documented == {"link_too_long", "link_too_many", "link_version", "link_unreadable", "other_lesson",
+                          "unknown_keys", "duplicate_keys", "bad_value", "rounded"}
     assert documented | PAGE_NOTICES <= notice_codes()
 
 

@@ -457,7 +457,7 @@ def test_non_string_values_do_not_raise():
 
 def test_not_a_mapping_does_not_raise():
     s, notes = single([("dk", "7", "extra")])
-    assert codes(notes) == ["link_version"]
+    assert codes(notes) == ["link_unreadable"]
     assert_same_state(s, DEFAULT)
 
 
