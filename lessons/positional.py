@@ -323,13 +323,13 @@ def to_link(state: PositionalState) -> dict:
 
 
 def from_link(values: dict) -> tuple[PositionalState, list[Notice]]:
-    """The state of a link's valid fields (the rest default). A pair past the table's width becomes its last pair,
-    said in a notice."""
+    """The state of a link's valid fields (the rest default). A pair the link asks for past the table's width becomes
+    its last pair, said in a notice (one notice for a refused ``pi``: its own, not a second one about the default)."""
     state = PositionalState(**{a: values[k] for k, a in _FIELDS.items() if k in values and k != "pi"})
     asked = values.get("pi", state.pair)
     state = with_pair(state, asked)
     notices = []
-    if state.pair != asked:
+    if "pi" in values and state.pair != asked:  # (the default pair moved to fit a table a link made narrower: unsaid)
         notices.append(Notice("pair_clamped", {"asked": asked, "used": state.pair, "d": state.d_table, "param": "pi"}))
     return state, notices
 

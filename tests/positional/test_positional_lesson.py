@@ -175,3 +175,17 @@ def test_a_shift_of_zero_becomes_one_and_the_curve_shows_both_queries():
     ns, first, second = L.rope_curves(s, L.experiment(s))
     assert ns[-1] >= 64 + 64  # the moved query's neighbourhood is in view
     np.testing.assert_allclose(second[64:], first[:-64], atol=1e-12)
+
+
+def test_a_refused_pair_and_a_narrow_table_give_one_notice():
+    """pi=999 is refused (past its field's range) and dp=4 leaves pairs 0..1: the refusal is said once; the default
+    pair 2 moved to 1 is not a second notice (the link did not ask for it)."""
+    from lessons.positional import LESSON
+
+    params = {**LESSON.encode(LESSON.default_state()), "pi": "999", "dp": "4"}
+    state, notes = LESSON.decode(params)
+    assert [n.code for n in notes] == ["bad_value"] and notes[0].args["param"] == "pi"
+    assert state.d_table == 4 and state.pair == 1
+    params["pi"] = "3"  # asked, and past the 4-wide table's last pair (1): said
+    state, notes = LESSON.decode(params)
+    assert [n.code for n in notes] == ["pair_clamped"] and state.pair == 1
