@@ -37,7 +37,7 @@ from . import link, ranges, seeded
 from .base import Lesson, Transition, widest_text
 from .cells import CELL_LIMIT, Refusal, check_cell, checked_matrix, with_one_cell
 from .link import Notice
-from .masks import PAD
+from .masks import PAD, pad_to
 
 __all__ = [
     "PAD", "DIM_MIN", "DIM_MAX", "SEED_MAX", "MAX_PAD", "MAX_EXTRA", "MODES", "SUMMARIES", "FILLERS", "MATRICES",
@@ -150,15 +150,19 @@ def pads_used(state: CrossState) -> int:
     return max(min(state.pad, MAX_TOKENS - len(source_tokens(state))), 0)
 
 
+def _padded(state: CrossState) -> tuple[tuple[str, ...], np.ndarray]:
+    src = source_tokens(state)
+    return pad_to(src, len(src) + pads_used(state))  # the masks lesson's padding
+
+
 def key_tokens(state: CrossState) -> tuple[str, ...]:
     """The source's keys, in order: its tokens, then :func:`pads_used` × PAD (n_k of them)."""
-    return source_tokens(state) + (PAD,) * pads_used(state)
+    return _padded(state)[0]
 
 
 def is_pad(state: CrossState) -> np.ndarray:
     """(n_k,) bool: True for the [PAD] keys added after the source (a typed "[PAD]" is a word like any other)."""
-    n = len(source_tokens(state))
-    return np.arange(n + pads_used(state)) >= n
+    return _padded(state)[1]
 
 
 def state_shape(state: CrossState, name: str) -> tuple[int, int]:

@@ -29,7 +29,8 @@ from .cells import Refusal
 from .link import Notice
 
 __all__ = [
-    "PAD", "D_K", "DEFAULT_TEXT", "DEFAULT_TEXT2", "MAX_EXTRA_PAD", "SEED_MAX", "CUSTOM_STARTS", "MasksState", "Batch",
+    "PAD", "pad_to", "D_K", "DEFAULT_TEXT", "DEFAULT_TEXT2", "MAX_EXTRA_PAD", "SEED_MAX", "CUSTOM_STARTS", "MasksState",
+    "Batch",
     "tokens", "batch", "pads_cut", "projections", "causal_steps", "generation_step", "batch_masks", "batch_steps",
     "custom_mask", "custom_steps", "with_text", "with_text2", "with_step", "with_custom", "with_custom_cell",
     "with_custom_start", "arrays", "color_ranges", "LINK", "LESSON",
@@ -93,12 +94,20 @@ class Batch:
         return len(self.tokens[0])
 
 
+def pad_to(toks: tuple[str, ...], length: int) -> tuple[tuple[str, ...], np.ndarray]:
+    """``toks`` followed by PAD tokens up to ``length`` (none when it is that long already), and which positions are
+    those added PADs: (padded tokens, (len,) bool). A typed "[PAD]" is a word like any other (not marked). The
+    masks lesson pads its batch with it, the source–target lesson its source keys (lessons/cross.py)."""
+    n = len(toks)
+    padded = tuple(toks) + (PAD,) * max(int(length) - n, 0)
+    return padded, np.arange(len(padded)) >= n
+
+
 def batch(state: MasksState) -> Batch:
     own = (tokens(state.text), tokens(state.text2))
     L = min(max(len(own[0]), len(own[1])) + state.extra_pad, MAX_TOKENS)  # a batch is at most MAX_TOKENS long
-    padded = tuple(t + (PAD,) * (L - len(t)) for t in own)
-    is_pad = tuple(np.arange(L) >= len(t) for t in own)
-    return Batch(padded, is_pad, (len(own[0]), len(own[1])))
+    padded, is_pad = zip(*(pad_to(t, L) for t in own))
+    return Batch(tuple(padded), tuple(is_pad), (len(own[0]), len(own[1])))
 
 
 def pads_cut(state: MasksState) -> int:

@@ -182,3 +182,15 @@ def test_projections_are_the_qkv_lessons_numbers_for_the_same_sentence():
     np.testing.assert_array_equal(K, res.K)
     np.testing.assert_array_equal(V, res.V)
     assert M.projections(("<b>",), 0)[0].shape == (1, 4)  # one token stays one token
+
+
+def test_pad_to_by_hand():
+    """The padding both lessons use (masks' batch, cross's source keys): PADs added up to the length, marked; a typed
+    "[PAD]" is not marked; a sentence already that long gets none."""
+    from lessons.masks import PAD, pad_to
+
+    toks, marked = pad_to(("犬", "が"), 4)
+    assert toks == ("犬", "が", PAD, PAD) and marked.tolist() == [False, False, True, True]
+    toks, marked = pad_to(("a", PAD), 3)
+    assert toks == ("a", PAD, PAD) and marked.tolist() == [False, False, True]
+    assert pad_to(("a", "b"), 1)[0] == ("a", "b") and not pad_to(("a", "b"), 1)[1].any()
