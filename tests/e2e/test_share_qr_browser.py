@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 import pytest
 import zxingcpp
 from PIL import Image
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import lessons
 from ui.i18n import table
@@ -32,8 +33,14 @@ def read_qr(page) -> str:
 def open_qr(page, lang: str) -> str:
     """Open the share panel, read its link, click the QR button; returns the panel's link."""
     link = share_link(page)
-    page.locator(SIDEBAR).get_by_role("button", name=table(lang)["share.qr_button"]).click()
-    page.locator(DIALOG).wait_for(state="visible", timeout=15_000)
+    wait_for_app(page, timeout_ms=60_000)  # the rerun that opening the panel makes, done (a heavy page on a busy
+    button = page.locator(SIDEBAR).get_by_role("button", name=table(lang)["share.qr_button"])  # machine: seconds)
+    button.click()
+    try:
+        page.locator(DIALOG).wait_for(state="visible", timeout=30_000)
+    except PlaywrightTimeout:  # say what the page shows rather than only that nothing came
+        assert_no_exception(page)
+        raise
     return link
 
 
