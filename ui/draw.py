@@ -30,6 +30,12 @@ STYLE = ("<style>[data-testid='stMarkdownContainer']:has(> table){overflow-x:aut
          "[class*='st-key-home-map-'] [data-testid='stPageLink'] a *{white-space:normal;overflow:visible;"
          "text-overflow:clip}"
          "[class*='st-key-home-map-'] .stMarkdown{margin-bottom:0}"
+         # an arrow above every block of the encoder and decoder stacks: the data flows up, into the block above
+         ":is(.st-key-home-stack-encoder,.st-key-home-stack-decoder) [class*='st-key-home-map-']"
+         "{position:relative;overflow:visible}"
+         ":is(.st-key-home-stack-encoder,.st-key-home-stack-decoder) [class*='st-key-home-map-']::before"
+         "{content:'↑';position:absolute;top:-1.2rem;left:50%;transform:translateX(-50%);color:#555;"
+         "font-size:1rem;line-height:1}"
          ".st-key-home-start [data-testid='stPageLink'] a{border:2px solid #D55E00;border-radius:8px;"
          "padding:6px 12px;font-weight:600;height:auto}"
          ".st-key-home-start [data-testid='stPageLink'] a *{white-space:normal;overflow:visible;text-overflow:clip}"

@@ -87,7 +87,8 @@ def draw() -> None:
                     st.markdown(f"**{t('home.stack.decoder')}**")
                 else:
                     st.markdown(f"**{t('home.stack.inside')}**")
-                for block in stack.blocks:
-                    _block(block, registered, n)
-                    n += 1
+                with st.container(key=f"home-stack-{stack.key}"):  # (the stacks' blocks get arrows: ui.draw.STYLE)
+                    for block in stack.blocks:
+                        _block(block, registered, n)
+                        n += 1
         st.caption(t("home.map_caption"))
