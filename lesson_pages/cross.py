@@ -308,7 +308,12 @@ def bottleneck_section(page: runtime.Page) -> None:
                              [t("cross.bn.mixed", target=raw_target), numbers.percent(b.share_mixed),
                               cos(b.cos_mixed), str(len(b.mixed))]], align="lrrr")
     args = dict(n=n, source=source, share=numbers.percent(b.share_fixed), weight=numbers.percent(b.share_mixed))
-    st.markdown(t("cross.bn.summary_mean", **args) if state.summary == "mean" else t("cross.bn.summary_last", **args))
+    if b.share_mixed <= b.share_fixed:  # these numbers do not tell the story: say what they do show
+        st.markdown(t("cross.bn.summary_weak", target=target, **args))
+    elif state.summary == "mean":
+        st.markdown(t("cross.bn.summary_mean", **args))
+    else:
+        st.markdown(t("cross.bn.summary_last", **args))
     st.caption(t("cross.bn.same_size", d=len(b.fixed)))
 
 

@@ -161,6 +161,10 @@ def _head_maps(state: lesson.MultiHeadState, res, toks, mean, count: int) -> Non
     h = state.n_heads
     hover = t("multihead.map.hover")
     slots_ = charts.chart_columns(*([0.0] * count), max_cols=HEADS_PER_ROW)
+    words = [t("multihead.map.caption", h=h, i=state.head + 1)]  # said before the maps: what their colours mean
+    if not labels_shown(len(toks), slots_[0].width_px):
+        words.append(t("multihead.map.no_labels"))
+    st.caption(text.join_sentences(words))
     for i, col in enumerate(slots_):
         with col:
             title = t("multihead.map.head", i=i + 1) if i < h else t("multihead.map.mean")
@@ -168,10 +172,6 @@ def _head_maps(state: lesson.MultiHeadState, res, toks, mean, count: int) -> Non
                                              width_px=charts.slot_width(),
                                              frame_row=state.query if i == state.head else None),
                                key=f"multihead.fig.map_{i + 1}" if i < h else "multihead.fig.map_mean")
-    words = [t("multihead.map.caption", h=h, i=state.head + 1)]
-    if not labels_shown(len(toks), slots_[0].width_px):
-        words.append(t("multihead.map.no_labels"))
-    st.caption(text.join_sentences(words))
     _weights_of_head(state, res, toks, state.head)
 
 

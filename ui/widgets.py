@@ -411,4 +411,4 @@ def _qr_dialog(link: str, short: str | None) -> None:
         return
     st.caption(t("share.qr_shorter", n=len(short)))
     with st.container(horizontal_alignment="center"):
-        st.image(png, width=QR_PX)
+        st.image(png, width=QR_PX - 100)  # under the warning: still inside a 1024×768 window
