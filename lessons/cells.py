@@ -10,8 +10,8 @@ import unicodedata
 
 import numpy as np
 
-__all__ = ["CELL_LIMIT", "Refusal", "check_cell", "checked_matrix", "with_one_cell", "parse_number",
-           "parse_cell_text"]
+__all__ = ["CELL_LIMIT", "Refusal", "check_cell", "checked_matrix", "with_one_cell", "placed_matrix", "placed_cell",
+           "parse_number", "parse_cell_text"]
 
 CELL_LIMIT = 1000.0
 """Largest |value| a matrix cell may hold: keeps every product finite (16·1000² per entry at most)."""
@@ -87,6 +87,24 @@ def with_one_cell(M: np.ndarray, name: str, i: int, j: int, v: float) -> np.ndar
     out = M.copy()
     out[i, j] = v
     return out
+
+
+def placed_matrix(mats: dict, names, name: str, M, shape_of) -> dict:
+    """``mats`` (name → matrix) with matrix ``name`` replaced by ``M``, checked (:func:`checked_matrix`) against the
+    shape ``shape_of(name)`` gives: a lesson's ``with_matrix``. Raises Refusal "invalid" for a name not in ``names``,
+    or checked_matrix's refusal."""
+    if name not in names:
+        raise Refusal("invalid")
+    return {**mats, name: checked_matrix(name, M, shape_of(name))}
+
+
+def placed_cell(mats: dict, names, name: str, i: int, j: int, value) -> dict:
+    """``mats`` with cell (i, j) of matrix ``name`` set to ``value``: a lesson's ``with_cell``. Raises Refusal: a code
+    of :func:`check_cell`, "invalid" for a name not in ``names``, "outside" (:func:`with_one_cell`)."""
+    v = check_cell(value)
+    if name not in names:
+        raise Refusal("invalid")
+    return {**mats, name: with_one_cell(mats[name], name, i, j, v)}
 
 
 def parse_number(text: str) -> float | None:

@@ -35,7 +35,7 @@ from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
 from . import link, ranges, seeded
 from .base import Lesson, Transition, widest_text
-from .cells import CELL_LIMIT, Refusal, check_cell, checked_matrix, with_one_cell
+from .cells import CELL_LIMIT, Refusal, placed_cell, placed_matrix
 from .link import Notice
 from .masks import PAD, pad_to
 
@@ -468,17 +468,12 @@ def with_summary(state: CrossState, summary: str) -> CrossState:
 
 def with_matrix(state: CrossState, name: str, M) -> CrossState:
     """Replace matrix ``name`` (same shape, cells within ±CELL_LIMIT). Raises Refusal ("invalid", "shape", a cell's)."""
-    if name not in MATRICES:
-        raise Refusal("invalid")
-    return replace(state, mats={**state.mats, name: checked_matrix(name, M, state_shape(state, name))})
+    return replace(state, mats=placed_matrix(state.mats, MATRICES, name, M, lambda n: state_shape(state, n)))
 
 
 def with_cell(state: CrossState, name: str, i: int, j: int, value) -> CrossState:
     """Set one cell. Raises Refusal: a code of check_cell, "invalid" (unknown matrix), "outside"."""
-    v = check_cell(value)
-    if name not in MATRICES:
-        raise Refusal("invalid")
-    return replace(state, mats={**state.mats, name: with_one_cell(state.mats[name], name, i, j, v)})
+    return replace(state, mats=placed_cell(state.mats, MATRICES, name, i, j, value))
 
 
 # ---- link --------------------------------------------------------------------------------------------------------

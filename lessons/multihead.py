@@ -21,7 +21,7 @@ from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link, ranges, seeded
 from .base import Lesson, Transition, widest_text
-from .cells import CELL_LIMIT, Refusal, check_cell, checked_matrix, with_one_cell
+from .cells import CELL_LIMIT, Refusal, placed_cell, placed_matrix
 from .link import Notice
 
 __all__ = [
@@ -245,17 +245,12 @@ def with_seed(state: MultiHeadState, seed: int) -> MultiHeadState:
 def with_matrix(state: MultiHeadState, name: str, M) -> MultiHeadState:
     """Replace matrix ``name`` (same shape, every cell within ±CELL_LIMIT). Raises Refusal ("shape", "invalid", or a
     cell's refusal naming the cell)."""
-    if name not in MATRICES:
-        raise Refusal("invalid")
-    return replace(state, mats={**state.mats, name: checked_matrix(name, M, matrix_shape(state, name))})
+    return replace(state, mats=placed_matrix(state.mats, MATRICES, name, M, lambda n: matrix_shape(state, n)))
 
 
 def with_cell(state: MultiHeadState, name: str, i: int, j: int, value) -> MultiHeadState:
     """Set one cell. Raises Refusal: a code of check_cell, "invalid" (unknown matrix), "outside" (no such cell)."""
-    v = check_cell(value)
-    if name not in MATRICES:
-        raise Refusal("invalid")
-    return replace(state, mats={**state.mats, name: with_one_cell(state.mats[name], name, i, j, v)})
+    return replace(state, mats=placed_cell(state.mats, MATRICES, name, i, j, value))
 
 
 def compute(state: MultiHeadState) -> MultiHeadSteps | None:
