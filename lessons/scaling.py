@@ -149,7 +149,8 @@ def _book(i: int) -> None:
 def _clean_text(text: str, default: str) -> str:
     """Typed text: trimmed, cut to MAX_TITLE_CHARS, control characters but the tab dropped (a pasted tab stays, as
     in the field and in the link); equal to the language's default (or empty) → ""."""
-    s = "".join(ch for ch in str(text) if ch == "\t" or (ord(ch) >= 32 and ord(ch) != 127)).strip()[:MAX_TITLE_CHARS]
+    s = "".join(ch for ch in str(text) if ch == "\t" or (ord(ch) >= 32 and ord(ch) != 127)).strip()
+    s = s[:MAX_TITLE_CHARS].strip()  # trimmed again: a cut may end at a space, which the link would not keep
     return "" if s == default.strip() else s
 
 
@@ -237,6 +238,7 @@ TRANSITIONS = {
     "seed": _set("seed", link.Int("seed", 0, SEED_MAX)),
 }
 """What the page's controls do (lesson_pages/scaling.py): the contract tests drive these in random sequences."""
+
 
 def widest_state() -> ScalingState:
     """The fullest screen (Lesson.widest): titles at their longest (one Japanese, one English), scores at both ends of

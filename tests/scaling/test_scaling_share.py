@@ -244,3 +244,15 @@ def test_every_notice_has_words_in_both_languages(lang):
             assert not text.startswith(("notice.", "reason.", "lesson.")) and "reason." not in text, (n, text)
             fields = {f for _, f, _, _ in string.Formatter().parse(text) if f}
             assert not fields, (n.code, text)
+
+
+def test_a_text_cut_at_a_space_keeps_no_trailing_space():
+    """Found by the transitions' hypothesis run: 39 zeros, a space and more were cut to 40 characters ending in the
+    space, which the link (stripped) did not keep, so the page's link reopened another text."""
+    from lessons import scaling as S
+
+    typed = "0" * 39 + " and more"
+    state = S.with_query(S.default_state(), typed)
+    assert state.query == "0" * 39
+    again, notes = S.LESSON.decode(S.LESSON.encode(state))
+    assert notes == [] and again.query == state.query
