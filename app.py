@@ -7,13 +7,12 @@ from __future__ import annotations
 from urllib.parse import unquote, urlencode, urlsplit
 
 import streamlit as st
-from streamlit import net_util
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import lessons
 from lessons import link
 from lessons.base import CELL_KEY
-from ui import drag, draw, runtime, widgets
+from ui import drag, draw, present, runtime, widgets
 from ui.i18n import DEFAULT_LANG, LANGS, t
 from ui.icon import FAVICON
 
@@ -159,12 +158,6 @@ def _typed_cells(params: dict) -> set[str]:
     return {m.key for m in lessons.by_key(key).link.matrices} | {CELL_KEY}
 
 
-@st.cache_resource(show_spinner=False)
-def _network_ip() -> str | None:
-    """This machine's network address, as `streamlit run` prints it ("Network URL"); looked up once per process."""
-    return net_util.get_internal_ip()
-
-
 def pages() -> list:
     """The home page, then one page per registered lesson (URL path = the lesson's key)."""
     home = st.Page(HOME, title=t("nav.home"), icon=":material/home:", url_path="home", default=True)
@@ -173,9 +166,13 @@ def pages() -> list:
 
 
 def main() -> None:
-    st.set_page_config(page_title="Attention Lab", page_icon=FAVICON, layout="wide")
+    present.from_link()
+    st.set_page_config(page_title="Attention Lab", page_icon=FAVICON, layout="wide",
+                       initial_sidebar_state="collapsed" if present.on() else "auto")
     draw.page_style()
+    present.style()
     _language()
+    present.switch()
     _unknown_path()
     nav = st.navigation(pages())
     st.session_state.pop(runtime.SHARE_KEY, None)
@@ -188,7 +185,7 @@ def main() -> None:
     _address(params, link)
     with share_slot:
         widgets.share_panel(st.context.url, params, key=runtime.SHARE_PANEL_KEY, left_out=_typed_cells(params),
-                            bound_address=st.get_option("server.address"), network_ip=_network_ip())
+                            bound_address=st.get_option("server.address"), network_ip=widgets.network_ip())
     st.sidebar.caption(t("frame.footer"))
     with st.sidebar:
         _browser(nav.url_path, link)

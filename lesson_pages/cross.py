@@ -12,7 +12,6 @@ from ui import bind, charts, escape, numbers, query, runtime, slots, text, widge
 from ui.i18n import t
 from ui.lesson_charts.cross import alignment_spec, shares_spec
 
-CELL = "cross.cell"  # the one-cell slider's widgets (ui.widgets.cell_slider)
 LIVE, GRID = "live", "grid"  # notice places: inside the numbers' fragment, next to the grids
 
 
@@ -32,8 +31,9 @@ def controls(page: runtime.Page) -> None:
         c1, c2, c3 = st.columns([1.5, 2.0, 2.0])
         bind.control(page, c1.selectbox, "preset", t("cross.ctl.preset"), value=state.preset,
                      apply=lesson.with_preset, options=list(lesson.PRESETS), format_func=_preset_name)
-        c1.button(t("cross.reset"), key="cross.reset", icon=":material/restart_alt:", help=t("cross.reset_help"),
-                  on_click=lambda: page.apply(lesson.with_preset, page.state.preset))
+        if page.keeps("reset"):
+            c1.button(t("cross.reset"), key="cross.reset", icon=":material/restart_alt:", help=t("cross.reset_help"),
+                      on_click=lambda: page.apply(lesson.with_preset, page.state.preset))
         bind.control(page, c2.text_input, "source", t("cross.ctl.source"), value=state.source,
                      apply=lesson.with_source, max_chars=MAX_TEXT_CHARS, help=t("cross.ctl.source_help"))
         bind.control(page, c3.text_input, "target", t("cross.ctl.target"), value=state.target,
@@ -75,9 +75,11 @@ def _labels(state: lesson.CrossState) -> dict[str, tuple[list[str], list[str]]]:
 
 
 def inputs_head(page: runtime.Page) -> None:
-    st.subheader(t("cross.sec.inputs"))
-    st.caption(t("cross.sec.inputs_help"))
-    st.markdown(t("cell.title"))
+    if page.reveals("inputs"):
+        st.subheader(t("cross.sec.inputs"))
+        st.caption(t("cross.sec.inputs_help"))
+    if not page.presenting:
+        st.markdown(t("cell.title"))
     widgets.cell_picker(page, _labels(page.state))
 
 
@@ -85,8 +87,10 @@ def inputs_section(page: runtime.Page) -> None:
     state = page.state
     labels = _labels(state)
     name, i, j = lesson.LESSON.picked_cell(state)
-    widgets.cell_slider(CELL, state.mats[name], name, i, j,
+    widgets.cell_slider(page, state.mats[name], name, i, j,
                         lambda *cell: page.apply(lesson.with_cell, *cell, place=LIVE))
+    if not page.reveals("inputs"):
+        return
     ranges = lesson.LESSON.ranges(state)
     X_t, X_s = state.mats["X_tgt"], state.mats["X_src"]
     c1, c2 = charts.chart_columns(charts.heatmap_need(X_t, *labels["X_tgt"], zmax=ranges.get("X_tgt")),
@@ -329,10 +333,16 @@ def live_numbers(page: runtime.Page) -> None:
         else:
             st.info(t("cross.note.no_target"), icon=":material/edit_note:")
         return
-    weights = lambda: weights_section(state, res)  # noqa: E731
-    parts = [lambda: inputs_section(page), lambda: qkv_section(state, res), lambda: scores_section(state, res),
-             lambda: mask_section(page, state, res), weights, lambda: alignment_section(state, res),
-             lambda: query_section(page, state, res), lambda: bottleneck_section(page)]
+    def staged(stage: str, draw):
+        return lambda: draw() if page.reveals(stage) else None
+
+    weights = staged("weights", lambda: weights_section(state, res))
+    parts = [lambda: inputs_section(page), staged("qkv", lambda: qkv_section(state, res)),
+             staged("scores", lambda: scores_section(state, res)),
+             staged("mask", lambda: mask_section(page, state, res)), weights,
+             staged("align", lambda: alignment_section(state, res)),
+             staged("query", lambda: query_section(page, state, res)),
+             staged("bottleneck", lambda: bottleneck_section(page))]
     slots.draw_parts(parts, first=parts.index(weights))
 
 

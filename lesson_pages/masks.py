@@ -36,8 +36,11 @@ def qkv_folded(key: str, toks, seed: int) -> None:
 
 # ---- ① the causal mask, as a step --------------------------------------------------------------------------------
 def causal_section(page: runtime.Page) -> None:
+    if not page.reveals("mask", "weights"):
+        return
     st.header(t("masks.sec.causal"))
-    st.markdown(t("masks.sec.causal_help"))
+    if not page.presenting:
+        st.markdown(t("masks.sec.causal_help"))
     state = page.state
     c1, c2, c3 = st.columns([3, 1.2, 1.2], vertical_alignment="bottom")
     bind.control(page, c1.text_input, "text", t("masks.ctl.text"), value=state.text, apply=lesson.with_text,
@@ -51,42 +54,52 @@ def causal_section(page: runtime.Page) -> None:
     if steps is None:
         st.info(t("tokens.no_tokens"), icon=":material/edit_note:")
         return
-    draw.pipeline_strip(FLOW)
+    if not page.presenting:
+        draw.pipeline_strip(FLOW)
     toks = list(lesson.tokens(state.text))
     allowed = np.isfinite(steps.scaled_scores)
     ranges = lesson.LESSON.ranges(state)
-    c1, c2, c3, c4 = charts.chart_columns(
-        charts.heatmap_need(steps.scores * steps.scale, toks, toks, zmax=ranges.get("scaled_scores")),
-        charts.mask_need(allowed, toks, toks, additive=True),
-        charts.heatmap_need(steps.scaled_scores, toks, toks, zmax=ranges.get("masked_scores")),
-        charts.heatmap_need(steps.weights, toks, toks, weights=True),
-        max_cols=2)
-    with c1:
-        charts.show_heatmap("scaled", steps.scores * steps.scale, toks, toks, key="masks.fig.scaled",
-                            caption=t("fig.scaled.caption", d_k=lesson.D_K, root=numbers.num(np.sqrt(lesson.D_K))),
-                            zmax=ranges.get("scaled_scores"))
-    with c2:
-        charts.show_mask("mask_add", allowed, toks, toks, additive=True, key="masks.fig.mask_add",
-                         caption=t("masks.out.mask_caption"))
-    with c3:
-        charts.show_heatmap("masked", steps.scaled_scores, toks, toks, key="masks.fig.masked",
-                            caption=t("masks.out.masked_caption"), zmax=ranges.get("masked_scores"))
-    with c4:
-        charts.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.weights",
-                            exact=numbers.softmax_exact(steps.scaled_scores),
-                            caption=text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
+    # (need, draw): the scaled scores and the mask added to them; then the masked scores and their weights
+    shown = []
+    if page.reveals("mask"):
+        shown += [(charts.heatmap_need(steps.scores * steps.scale, toks, toks, zmax=ranges.get("scaled_scores")),
+                   lambda: charts.show_heatmap(
+                       "scaled", steps.scores * steps.scale, toks, toks, key="masks.fig.scaled",
+                       caption=t("fig.scaled.caption", d_k=lesson.D_K, root=numbers.num(np.sqrt(lesson.D_K))),
+                       zmax=ranges.get("scaled_scores"))),
+                  (charts.mask_need(allowed, toks, toks, additive=True),
+                   lambda: charts.show_mask("mask_add", allowed, toks, toks, additive=True, key="masks.fig.mask_add",
+                                            caption=t("masks.out.mask_caption")))]
+    if page.reveals("weights"):
+        shown += [(charts.heatmap_need(steps.scaled_scores, toks, toks, zmax=ranges.get("masked_scores")),
+                   lambda: charts.show_heatmap("masked", steps.scaled_scores, toks, toks, key="masks.fig.masked",
+                                               caption=t("masks.out.masked_caption"),
+                                               zmax=ranges.get("masked_scores"))),
+                  (charts.heatmap_need(steps.weights, toks, toks, weights=True),
+                   lambda: charts.show_heatmap("weights", steps.weights, toks, toks, weights=True,
+                                               key="masks.fig.weights",
+                                               exact=numbers.softmax_exact(steps.scaled_scores),
+                                               caption=text.join_sentences([t("fig.weights.caption"),
+                                                                            t("num.row_sums")])))]
+    for slot, (_, show) in zip(charts.chart_columns(*(need for need, _ in shown), max_cols=2), shown):
+        with slot:
+            show()
     st.info(t("masks.out.causal_on" if state.causal else "masks.out.causal_off"), icon=":material/visibility_off:")
-    qkv_folded("masks.qkv_causal", toks, state.seed)
+    if not page.presenting:
+        qkv_folded("masks.qkv_causal", toks, state.seed)
 
 
 # ---- ② generation, one token at a time ---------------------------------------------------------------------------
 def generation_section(page: runtime.Page) -> None:
+    if not page.reveals("generation"):
+        return
     state = page.state
     toks = lesson.tokens(state.text)
     if not toks:
         return
     st.header(t("masks.sec.gen"))
-    st.markdown(t("masks.sec.gen_help"))
+    if not page.presenting:
+        st.markdown(t("masks.sec.gen_help"))
     if len(toks) > 1:
         bind.control(page, st.slider, "step", t("masks.ctl.step"), value=state.step + 1,
                      apply=lambda s, v: lesson.with_step(s, int(v) - 1), min_value=1, max_value=len(toks),
@@ -114,8 +127,11 @@ def generation_section(page: runtime.Page) -> None:
 
 # ---- ③ padding in a batch ----------------------------------------------------------------------------------------
 def padding_section(page: runtime.Page) -> None:
+    if not page.reveals("padding"):
+        return
     st.header(t("masks.sec.pad"))
-    st.markdown(t("masks.sec.pad_help"))
+    if not page.presenting:
+        st.markdown(t("masks.sec.pad_help"))
     state = page.state
     c1, c2, c3 = st.columns([2.6, 1.4, 1.6], vertical_alignment="bottom")
     bind.control(page, c1.text_input, "text2", t("masks.ctl.text2"), value=state.text2, apply=lesson.with_text2,
@@ -172,6 +188,8 @@ def padding_section(page: runtime.Page) -> None:
 
 # ---- ④ a row with nothing to attend to ---------------------------------------------------------------------------
 def custom_section(page: runtime.Page) -> None:
+    if not page.reveals("custom"):
+        return
     state = page.state
     b = lesson.batch(state)
     if b.length == 0:

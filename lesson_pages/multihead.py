@@ -10,7 +10,6 @@ from ui import bind, charts, numbers, query, runtime, slots, text, widgets
 from ui.i18n import t
 from ui.lesson_charts.multihead import head_map_spec, labels_shown
 
-CELL = "multihead.cell"  # the one-cell slider's widgets (picker: multihead.cell:m / :i / :j)
 LIVE, GRID = "live", "grid"
 HEADS_PER_ROW = 4  # small multiples: up to 4 heads side by side at 1280×720, then wrapped
 
@@ -36,6 +35,8 @@ def _blocks(name: str, h: int) -> tuple[int, int]:
 # ---- controls ----------------------------------------------------------------------------------------------------
 def controls(page: runtime.Page) -> None:
     state = page.state
+    if not any(page.keeps(n) for n in ("preset", "text", "seed")):
+        return  # presentation mode: none of them kept
     with st.container(border=True):
         c1, c2, c3 = st.columns([1.6, 2.2, 1.2], vertical_alignment="bottom")
         bind.control(page, c1.selectbox, "preset", t("multihead.ctl.preset"), value=state.preset,
@@ -75,9 +76,11 @@ def sizes(page: runtime.Page) -> None:
 
 # ---- sections ----------------------------------------------------------------------------------------------------
 def inputs_head(page: runtime.Page) -> None:
-    st.subheader(t("multihead.sec.inputs"))
-    st.caption(t("multihead.sec.inputs_help"))
-    st.markdown(t("cell.title"))
+    if page.reveals("inputs"):
+        st.subheader(t("multihead.sec.inputs"))
+        st.caption(t("multihead.sec.inputs_help"))
+    if not page.presenting:
+        st.markdown(t("cell.title"))
     widgets.cell_picker(page, _labels(page.state))
 
 
@@ -85,8 +88,10 @@ def inputs_section(page: runtime.Page) -> None:
     state = page.state
     labels = _labels(state)
     name, i, j = lesson.LESSON.picked_cell(state)
-    widgets.cell_slider(CELL, state.mats[name], name, i, j,
+    widgets.cell_slider(page, state.mats[name], name, i, j,
                         lambda *cell: page.apply(lesson.with_cell, *cell, place=LIVE))
+    if not page.reveals("inputs"):
+        return
     ranges = lesson.LESSON.ranges(state)
     names = lesson.MATRICES
     cols = charts.chart_columns(*(charts.heatmap_need(state.mats[n], *labels[n], zmax=ranges.get(n)) for n in names),
@@ -101,7 +106,9 @@ def inputs_section(page: runtime.Page) -> None:
                          commit=lambda n, M: page.apply(lesson.with_matrix, n, M, place=GRID))
 
 
-def split_section(state: lesson.MultiHeadState, res) -> None:
+def split_section(page: runtime.Page, state: lesson.MultiHeadState, res) -> None:
+    if not page.reveals("split"):
+        return
     st.subheader(t("multihead.sec.split"))
     st.caption(t("multihead.sec.split_help", h=state.n_heads, d_k=state.d_k))
     toks = list(state.tokens)
@@ -116,10 +123,12 @@ def split_section(state: lesson.MultiHeadState, res) -> None:
                                 zmax=ranges.get(n), blocks=(1, state.n_heads))
 
 
-def heads_section(state: lesson.MultiHeadState, res) -> None:
+def heads_section(page: runtime.Page, state: lesson.MultiHeadState, res) -> None:
     """The small multiples: one weights heatmap per head, the same 0..1 scale, and (h > 1) their average, last. With
     their numbers while every head fits one row that way (the average may wrap); else as colours only, HEADS_PER_ROW
     to a row, with the chosen head drawn below with its numbers."""
+    if not page.reveals("heads"):
+        return
     st.subheader(t("multihead.sec.heads"))
     st.caption(t("multihead.sec.heads_help"))
     if lesson.is_preset_as_given(state):  # the note's numbers hold only for the preset as given
@@ -177,6 +186,8 @@ def _head_maps(state: lesson.MultiHeadState, res, toks, mean, count: int) -> Non
 
 def head_detail(page: runtime.Page, state: lesson.MultiHeadState, res) -> None:
     """One head up close: its Q_h, K_h, V_h and one query's arithmetic (ui.query, as on the Q·K·V page)."""
+    if not page.reveals("detail"):
+        return
     st.subheader(t("multihead.sec.detail"))
     toks = list(state.tokens)
     c1, c2 = st.columns(2)
@@ -202,7 +213,9 @@ def head_detail(page: runtime.Page, state: lesson.MultiHeadState, res) -> None:
                   masked=state.causal, key="multihead")
 
 
-def combine_section(state: lesson.MultiHeadState, res) -> None:
+def combine_section(page: runtime.Page, state: lesson.MultiHeadState, res) -> None:
+    if not page.reveals("combine"):
+        return
     st.subheader(t("multihead.sec.combine"))
     st.caption(t("multihead.sec.combine_help", h=state.n_heads, d_model=state.d_model))
     toks = list(state.tokens)
@@ -220,7 +233,9 @@ def combine_section(state: lesson.MultiHeadState, res) -> None:
                             zmax=ranges.get("output"), caption=t("multihead.out.output_caption"))
 
 
-def cost_section(state: lesson.MultiHeadState) -> None:
+def cost_section(page: runtime.Page, state: lesson.MultiHeadState) -> None:
+    if not page.reveals("cost"):
+        return
     st.subheader(t("multihead.sec.cost"))
     n, d, h = state.n, state.d_model, state.n_heads
     now, paper = lesson.cost(n, d, h), lesson.cost(n, lesson.PAPER["d_model"], lesson.PAPER["n_heads"])
@@ -243,10 +258,10 @@ def live_numbers(page: runtime.Page) -> None:
         st.info(t("tokens.no_tokens"), icon=":material/edit_note:")
         return
     page.show_notices(LIVE, toast=True)
-    heads = lambda: heads_section(state, res)  # noqa: E731
-    parts = [lambda: inputs_section(page), lambda: split_section(state, res), heads,
-             lambda: head_detail(page, state, res), lambda: combine_section(state, res),
-             lambda: cost_section(state)]
+    heads = lambda: heads_section(page, state, res)  # noqa: E731
+    parts = [lambda: inputs_section(page), lambda: split_section(page, state, res), heads,
+             lambda: head_detail(page, state, res), lambda: combine_section(page, state, res),
+             lambda: cost_section(page, state)]
     slots.draw_parts(parts, first=parts.index(heads))
 
 

@@ -18,6 +18,8 @@ DIAGONAL_SHOWN = 6  # how many values of one diagonal of PE·PEᵀ are listed
 # ---- controls ----------------------------------------------------------------------------------------------------
 def controls(page: runtime.Page) -> None:
     state = page.state
+    if not any(page.keeps(n) for n in ("text", "text2", "seed")):
+        return  # presentation mode: none of them kept
     with st.container(border=True):
         c1, c2, c3 = st.columns([2.0, 2.0, 1.3], vertical_alignment="bottom")  # the seed 9999 whole
         bind.control(page, c1.text_input, "text", t("positional.ctl.text"), value=state.text,
@@ -220,10 +222,12 @@ def live_numbers(page: runtime.Page) -> None:
     if res is None:
         parts.append(lambda: st.info(t("tokens.no_tokens"), icon=":material/edit_note:"))
     else:
-        parts.append(lambda: order_lost(state, res))
-    parts += [lambda: table_section(page), lambda: similarity_section(page.state)]
+        parts.append(lambda: order_lost(state, res) if page.reveals("lost") else None)
+    parts += [lambda: table_section(page) if page.reveals("table") else None,
+              lambda: similarity_section(page.state) if page.reveals("similar") else None]
     if res is not None:
-        parts += [lambda: order_restored(state, res), lambda: rope_section(page, res)]
+        parts += [lambda: order_restored(state, res) if page.reveals("restored") else None,
+                  lambda: rope_section(page, res) if page.reveals("rope") else None]
     slots.draw_parts(parts, first=0)
 
 

@@ -9,7 +9,6 @@ from lessons import qkv as lesson
 from ui import bind, charts, draw, escape, numbers, query, runtime, slots, text, widgets
 from ui.i18n import t
 
-CELL = "qkv.cell"  # the one-cell slider's widgets: qkv.cell:m / :i / :j (picker), qkv.cell:v:<cell> (slider)
 DIRECT_FLOW = [("Q", "Q · K · V"), *draw.FLOW_QKV[3:]]  # Q, K, V typed in: no X, no W
 LIVE, GRID = "live", "grid"  # notice places: inside the numbers' fragment, next to the grids
 
@@ -25,12 +24,15 @@ def _with_text(state: lesson.QKVState, text: str, page: runtime.Page) -> lesson.
 def controls(page: runtime.Page) -> None:
     """Example, sentence, input mode: these change what the whole page is about."""
     state = page.state
+    if not any(page.keeps(n) for n in ("preset", "reset", "text", "mode")):
+        return  # presentation mode: none of them kept
     with st.container(border=True):
         c1, c2, c3 = st.columns([1.8, 1.7, 1.3])  # every example's name fits at 1280 px (tests/e2e/test_layout_*)
         bind.control(page, c1.selectbox, "preset", t("qkv.preset"), value=state.preset, apply=lesson.with_preset,
                      options=list(lesson.PRESETS), format_func=lambda k: t(f"preset.{k}"))
-        c1.button(t("qkv.reset"), key="qkv.reset", icon=":material/restart_alt:", help=t("qkv.reset_help"),
-                  on_click=lambda: page.apply(lesson.with_preset, state.preset))
+        if page.keeps("reset"):
+            c1.button(t("qkv.reset"), key="qkv.reset", icon=":material/restart_alt:", help=t("qkv.reset_help"),
+                      on_click=lambda: page.apply(lesson.with_preset, state.preset))
         bind.control(page, c2.text_input, "text", t("qkv.text"), value=state.text,
                      apply=lambda s, v: _with_text(s, v, page), max_chars=MAX_TEXT_CHARS, help=t("qkv.text_help"))
         bind.control(page, c3.radio, "mode", t("qkv.mode"), value=state.mode, apply=lesson.with_mode,
@@ -41,7 +43,7 @@ def size_sliders(page: runtime.Page) -> None:
     """d_model, d_k, d_v and the seed."""
     state = page.state
     dim = dict(min_value=lesson.DIM_MIN, max_value=lesson.DIM_MAX, step=1)
-    with st.container(border=True):
+    with st.container(border=not page.presenting):
         s1, s2, s3, s4 = st.columns(4)
         if state.mode == "xw":
             bind.control(page, s1.slider, "dm", "d_model", value=state.d_model, help=t("qkv.dm_help"), **dim,
@@ -61,12 +63,19 @@ def _labels(state: lesson.QKVState) -> dict[str, tuple[list[str], list[str]]]:
     return {n: charts.matrix_labels(n, state.tokens, *state.mats[n].shape) for n in lesson.active_matrices(state.mode)}
 
 
+def _input_stages(state: lesson.QKVState) -> tuple[str, ...]:
+    """The stages that show the inputs: X and W; or Q, K, V typed in (no X, no W), which are also the Q, K, V stage."""
+    return ("inputs",) if state.mode == "xw" else ("inputs", "qkv")
+
+
 def inputs_head(page: runtime.Page) -> None:
     """The inputs section's title and the cell picker: outside the fragment (see lesson)."""
     state = page.state
-    st.subheader(t("qkv.sec.inputs" if state.mode == "xw" else "qkv.sec.inputs_direct"))
-    st.caption(t("qkv.sec.inputs_help" if state.mode == "xw" else "qkv.sec.inputs_direct_help"))
-    st.markdown(t("cell.title"))
+    if page.reveals(*_input_stages(state)):
+        st.subheader(t("qkv.sec.inputs" if state.mode == "xw" else "qkv.sec.inputs_direct"))
+        st.caption(t("qkv.sec.inputs_help" if state.mode == "xw" else "qkv.sec.inputs_direct_help"))
+    if page.keeps("cell") and not page.presenting:
+        st.markdown(t("cell.title"))
     widgets.cell_picker(page, _labels(state))
 
 
@@ -75,8 +84,10 @@ def inputs_section(page: runtime.Page) -> None:
     names = lesson.active_matrices(state.mode)
     labels = _labels(state)
     name, i, j = lesson.LESSON.picked_cell(state)
-    widgets.cell_slider(CELL, state.mats[name], name, i, j,
+    widgets.cell_slider(page, state.mats[name], name, i, j,
                         lambda *cell: page.apply(lesson.with_cell, *cell, place=LIVE))
+    if not page.reveals(*_input_stages(state)):
+        return
     ranges = lesson.LESSON.ranges(state)
     cols = charts.chart_columns(*(charts.heatmap_need(state.mats[n], *labels[n], zmax=ranges.get(n)) for n in names),
                                 max_cols=2)
@@ -89,7 +100,9 @@ def inputs_section(page: runtime.Page) -> None:
                          commit=lambda n, M: page.apply(lesson.with_matrix, n, M, place=GRID))
 
 
-def qkv_section(state: lesson.QKVState, res: lesson.QKVResult) -> None:
+def qkv_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVResult) -> None:
+    if not page.reveals("qkv"):
+        return
     st.subheader(t("qkv.sec.qkv"))
     st.caption(t("qkv.sec.qkv_help"))
     ranges = lesson.LESSON.ranges(state)
@@ -110,21 +123,27 @@ def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRe
     ranges = lesson.LESSON.ranges(state)
 
     def scores() -> None:
+        if not page.reveals("scores", "scaled"):
+            return
         st.subheader(t("qkv.sec.scores"))
-        c1, c2 = charts.chart_columns(charts.heatmap_need(s.scores, toks, toks, zmax=ranges.get("scores")),
-                                      charts.heatmap_need(s.scores * s.scale, toks, toks,
-                                                        zmax=ranges.get("scaled_scores")))
-        with c1:
+        scaled = page.reveals("scaled")  # the scores alone first, then beside their scaled form
+        needs = [charts.heatmap_need(s.scores, toks, toks, zmax=ranges.get("scores"))]
+        if scaled:
+            needs.append(charts.heatmap_need(s.scores * s.scale, toks, toks, zmax=ranges.get("scaled_scores")))
+        slots_ = charts.chart_columns(*needs)
+        with slots_[0]:
             charts.show_heatmap("scores", s.scores, toks, toks, key="qkv.fig.scores", highlight_rows=state.query,
                                 caption=t("fig.scores.caption"), zmax=ranges.get("scores"))
-        with c2:
-            charts.show_heatmap("scaled", s.scores * s.scale, toks, toks, key="qkv.fig.scaled",
-                                highlight_rows=state.query, zmax=ranges.get("scaled_scores"),
-                                caption=t("fig.scaled.caption", d_k=state.d_k, root=numbers.num(np.sqrt(state.d_k))))
+        if scaled:
+            with slots_[1]:
+                charts.show_heatmap("scaled", s.scores * s.scale, toks, toks, key="qkv.fig.scaled",
+                                    highlight_rows=state.query, zmax=ranges.get("scaled_scores"),
+                                    caption=t("fig.scaled.caption", d_k=state.d_k,
+                                              root=numbers.num(np.sqrt(state.d_k))))
 
     def mask() -> None:
         bind.field(page, st.toggle, "causal", t("qkv.causal"), convert=bool, help=t("qkv.causal_help"))
-        if state.causal:
+        if state.causal and page.reveals("scaled"):
             allowed = np.isfinite(s.scaled_scores)
             c1, c2 = charts.chart_columns(charts.mask_need(allowed, toks, toks, additive=True),
                                           charts.heatmap_need(s.scaled_scores, toks, toks,
@@ -138,17 +157,23 @@ def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRe
                                     zmax=ranges.get("masked_scores"))
 
     def weights() -> None:
+        if not page.reveals("softmax", "output"):
+            return
         st.subheader(t("qkv.sec.weights"))
         out_labels = charts.matrix_labels("out", toks, *s.output.shape)
-        c1, c2 = charts.chart_columns(charts.heatmap_need(s.weights, toks, toks, weights=True),
-                                      charts.heatmap_need(s.output, *out_labels, zmax=ranges.get("output")),
-                                      ratios=[3, 2])
-        with c1:
+        output = page.reveals("output")  # the weights alone first, then beside the output they make
+        needs = [charts.heatmap_need(s.weights, toks, toks, weights=True)]
+        if output:
+            needs.append(charts.heatmap_need(s.output, *out_labels, zmax=ranges.get("output")))
+        slots_ = charts.chart_columns(*needs, ratios=[3, 2] if output else None)
+        with slots_[0]:
             charts.show_heatmap("weights", s.weights, toks, toks, weights=True, key="qkv.fig.weights",
                                 exact=numbers.softmax_exact(s.scaled_scores),
                                 highlight_rows=state.query,
                                 caption=text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
-        with c2:
+        if not output:
+            return
+        with slots_[1]:
             charts.show_heatmap("out", s.output, *out_labels, role="out", key="qkv.fig.out",
                                 highlight_rows=state.query, caption=t("fig.out.caption"), zmax=ranges.get("output"))
 
@@ -156,6 +181,8 @@ def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRe
 
 
 def query_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVResult) -> None:
+    if not page.reveals("output"):
+        return
     toks = list(state.tokens)
     st.subheader(t("qkv.sec.query"))
     bind.control(page, st.selectbox, "query", t("qkv.query"), value=state.query,
@@ -164,7 +191,9 @@ def query_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRes
     query.explain(state.query, toks, toks, res.Q, res.K, res.V, res.steps, masked=state.causal, key="qkv")
 
 
-def preset_notes(state: lesson.QKVState, res: lesson.QKVResult) -> None:
+def preset_notes(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVResult) -> None:
+    if not page.reveals("softmax"):
+        return
     if state.preset in ("dog", "direct3", "school") and lesson.is_preset_as_given(state) and not state.causal:
         # the note's numbers hold only for the preset as given, without the causal mask
         st.info(t(f"qkv.note.{state.preset}"), icon=":material/menu_book:")
@@ -189,9 +218,9 @@ def live_numbers(page: runtime.Page) -> None:
     # in page order; the scores and weights first in time, so the new weights reach the screen first (ui/slots.py)
     scores = lambda: scores_section(page, state, res)  # noqa: E731
     parts = [lambda: inputs_section(page), scores, lambda: query_section(page, state, res),
-             lambda: preset_notes(state, res)]
+             lambda: preset_notes(page, state, res)]
     if state.mode == "xw":
-        parts.insert(1, lambda: qkv_section(state, res))
+        parts.insert(1, lambda: qkv_section(page, state, res))
     slots.draw_parts(parts, first=parts.index(scores))
 
 
@@ -242,8 +271,10 @@ def workbench(page: runtime.Page) -> None:
     first in time (a d_k move: the new weights reach the browser before the sliders and the picker, ui/slots.py). Each
     part has a place of its own, so an optional note never moves the charts below it."""
     state = page.state
-    parts = [lambda: origin_notes(state), lambda: size_sliders(page), lambda: size_notes(state),
-             lambda: draw.pipeline_strip(draw.FLOW_QKV if state.mode == "xw" else DIRECT_FLOW),
+    words = not page.presenting  # the teacher tells them
+    parts = [lambda: origin_notes(state) if words else None, lambda: size_sliders(page),
+             lambda: size_notes(state) if words else None,
+             lambda: draw.pipeline_strip(draw.FLOW_QKV if state.mode == "xw" else DIRECT_FLOW) if words else None,
              lambda: inputs_head(page) if state.n else None, lambda: page.live(live_numbers)]
     slots.draw_parts(parts, first=len(parts) - 1)
 

@@ -85,12 +85,21 @@ def dk_controls(page: runtime.Page) -> None:
 
 # ---- sections ------------------------------------------------------------------------------------------------------
 def books_section(page: runtime.Page) -> None:
-    st.header(t("scaling.sec.books"))
-    st.markdown(t("scaling.sec.books_help"))
-    book_cards(page)
+    if page.reveals("books", "mix"):
+        st.header(t("scaling.sec.books"))
+        st.markdown(t("scaling.sec.books_help"))
+    if not page.presenting:  # the books' titles, scores and values: set up before the class
+        book_cards(page)
     page.show_notices(BOOKS)
     dk_controls(page)
     state = page.state
+    if page.reveals("books"):
+        _books_steps(state)
+    if page.reveals("mix"):
+        _books_mix(state)
+
+
+def _books_steps(state: lesson.ScalingState) -> None:
     names = titles(state)
     mix = scaling_math.book_mix(state.scores, state.d_k, state.values, scale=state.scaled)
     root = numbers.num(np.sqrt(state.d_k))
@@ -112,6 +121,13 @@ def books_section(page: runtime.Page) -> None:
         st.warning(t("scaling.out.saturated", top=numbers.percent(mix.weights.max(), exact=False)),
                    icon=":material/center_focus_strong:")
     st.caption(t("scaling.out.typical", d_k=state.d_k, root=root))
+
+
+def _books_mix(state: lesson.ScalingState) -> None:
+    names = titles(state)
+    mix = scaling_math.book_mix(state.scores, state.d_k, state.values, scale=state.scaled)
+    vec = text.tex_vector
+    share = lambda w: numbers.prob(w, tex=True, exact=False)  # noqa: E731 -- softmax of finite scores: never 0 or 1
     dims = [t(f"scaling.book.dim_{j + 1}") for j in range(lesson.D_VALUE)]
     fig = scaling_charts.value_mix_spec(
         np.array(state.values), mix.weights, mix.output, names, dims, title=t("fig.scaling_mix.title"),
@@ -123,6 +139,13 @@ def books_section(page: runtime.Page) -> None:
 
 
 def variance_section(page: runtime.Page) -> None:
+    if page.reveals("variance"):
+        _variance_part(page)
+    if page.reveals("saturation"):
+        _saturation_part(page)
+
+
+def _variance_part(page: runtime.Page) -> None:
     st.header(t("scaling.sec.variance"))
     st.markdown(t("scaling.sec.variance_help"))
     c1, c2, c3 = st.columns([1.2, 1, 1])
@@ -144,10 +167,14 @@ def variance_section(page: runtime.Page) -> None:
         x_title=t("fig.scaling_var.x"), y_title=t("fig.scaling_var.y"))
     charts.show_figure(fig, key="scaling.fig.var")
 
+
+def _saturation_part(page: runtime.Page) -> None:
     st.subheader(t("scaling.sec.saturation"))
     st.markdown(t("scaling.sec.saturation_help"))
-    bind.control(page, st.slider, "n", t("scaling.ctl.n_keys"), value=state.n_keys, apply=bind.setter("n_keys", int),
+    bind.control(page, st.slider, "n", t("scaling.ctl.n_keys"), value=page.state.n_keys,
+                 apply=bind.setter("n_keys", int),
                  min_value=lesson.N_KEYS_MIN, max_value=lesson.N_KEYS_MAX, step=1, help=t("scaling.ctl.n_keys_help"))
+    state = page.state
     cur = _saturation(state.n_keys, state.seed)
     fig = scaling_charts.saturation_chart_spec(
         cur.d_ks, cur.max_raw, cur.max_scaled, cur.entropy_raw, cur.entropy_scaled, n_keys=state.n_keys,
@@ -159,6 +186,8 @@ def variance_section(page: runtime.Page) -> None:
 
 
 def temperature_section(page: runtime.Page) -> None:
+    if not page.reveals("temperature"):
+        return
     st.header(t("scaling.sec.temperature"))
     st.markdown(t("scaling.sec.temperature_help"))
     bind.control(page, st.select_slider, "T", t("scaling.ctl.temperature"), value=page.state.temperature,
@@ -197,8 +226,9 @@ def temperature_section(page: runtime.Page) -> None:
 
 
 def render(page: runtime.Page) -> None:
-    with st.expander(t("scaling.tip_title"), icon=":material/school:"):
-        st.markdown(t("scaling.tips"))
+    if not page.presenting:
+        with st.expander(t("scaling.tip_title"), icon=":material/school:"):
+            st.markdown(t("scaling.tips"))
     books_section(page)
     variance_section(page)
     temperature_section(page)

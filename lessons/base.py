@@ -16,7 +16,7 @@ import numpy as np
 from . import link
 from .link import LinkSchema, Notice
 
-__all__ = ["Lesson", "Transition", "CELL_KEY", "widest_text", "LONG_TOKEN"]
+__all__ = ["Lesson", "Transition", "Presentation", "CELL_KEY", "widest_text", "LONG_TOKEN"]
 
 CELL_KEY = "cell"
 """The link key of the cell picker's choice (added to the link of every lesson that declares ``cell_matrices``)."""
@@ -46,6 +46,39 @@ def widest_text(n_tokens: int = 16) -> str:
     if not 1 <= n_tokens <= len(_WIDE_WORDS):
         raise ValueError(f"n_tokens must be 1..{len(_WIDE_WORDS)}, got {n_tokens}")
     return " ".join(_WIDE_WORDS[:n_tokens - 1] + [LONG_TOKEN])
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """What presentation mode (``?present=1``: a projector, a teacher pacing the lesson) needs of a lesson.
+
+    Attributes:
+        stages: the lesson's stages in teaching order (for Q·K·V: X → Q, K, V → scores → ÷√d_k → softmax →
+            output), each a lowercase ASCII name whose title is the text ``<key>.stage.<name>``. In presentation mode
+            the page shows one stage at a time (``Page.reveals``); the step (1..len(stages)) is in the link
+            (``reveal``). At least two, no name twice.
+        controls: the names (widget key after ``<key>.``, up to a ``:``) of the controls kept in presentation mode
+            (``Page.keeps``); every other control of the page is hidden there. The first is the lesson's main
+            control: the one a teacher moves while the class watches ``picture``.
+        picture: (stage, chart key): the lesson's main picture, the chart that control changes, and the stage that
+            shows it. At 1280×720 in presentation mode the main control and the main picture are on screen together
+            (tests/e2e/test_present_browser.py).
+    """
+
+    stages: tuple[str, ...]
+    controls: tuple[str, ...]
+    picture: tuple[str, str]
+
+    def __post_init__(self):
+        if len(self.stages) < 2 or len(set(self.stages)) != len(self.stages):
+            raise ValueError(f"a presentation needs two or more distinct stages, got {self.stages!r}")
+        bad = [s for s in self.stages if not (s.isascii() and s.isidentifier() and s == s.lower())]
+        if bad:
+            raise ValueError(f"stage names must be lowercase ASCII identifiers, got {bad!r}")
+        if not self.controls:
+            raise ValueError("a presentation keeps at least one control (its main control)")
+        if self.picture[0] not in self.stages:
+            raise ValueError(f"the main picture's stage {self.picture[0]!r} is not one of {self.stages!r}")
 
 
 def _no_matrices(state, matrices):
@@ -99,6 +132,8 @@ class Lesson:
             state's colour ranges. The readability checks verify that every heatmap cell whose number did not change
             keeps its colour. Required when the link has matrices (the contract tests check that exactly one
             matrix's link value changes), None otherwise.
+        present: what presentation mode needs (:class:`Presentation`: stages, kept controls, main picture). Required
+            of every lesson (the contract tests check it, and that the page asks for every stage it declares).
     """
 
     key: str
@@ -119,12 +154,17 @@ class Lesson:
     masked_rows_text: str | None = None
     widest: Callable[[], object] | None = None
     one_edit: Callable[[object], object] | None = None
+    present: Presentation | None = None
 
     def __post_init__(self):
         if not self.key.isascii() or not self.key.isidentifier() or self.key != self.key.lower():
             raise ValueError(f"a lesson key must be a lowercase ASCII identifier, got {self.key!r}")
         if self.link.namespace != self.key:
             raise ValueError(f"lesson {self.key!r}: its link namespace must be its key, got {self.link.namespace!r}")
+        clash = self.link.keys & link.IGNORED_KEYS
+        if clash:
+            raise ValueError(f"lesson {self.key!r}: link keys {sorted(clash)} are the frame's "
+                             "(lessons.link.IGNORED_KEYS)")
         if not self.page:
             object.__setattr__(self, "page", f"lesson_pages/{self.key}.py")
         if self.cell_matrices is not None and CELL_KEY not in self.link.keys:

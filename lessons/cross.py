@@ -34,7 +34,7 @@ from attention_core import (
 from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
 from . import link, ranges, seeded
-from .base import Lesson, Transition, widest_text
+from .base import Lesson, Presentation, Transition, widest_text
 from .cells import CELL_LIMIT, Refusal, placed_cell, placed_matrix
 from .link import Notice
 from .masks import PAD, pad_to
@@ -582,4 +582,9 @@ LESSON = Lesson(key="cross", icon=":material/translate:", default_state=default_
                 from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,
                 color_ranges=color_ranges, cell_matrices=cell_matrices, transitions=TRANSITIONS,
                 text_fields=("source", "target"), n_tokens=lambda s: len(target_tokens(s)),
-                widest=widest_state, one_edit=one_edit)
+                widest=widest_state, one_edit=one_edit,
+                present=Presentation(stages=("inputs", "qkv", "scores", "mask", "weights", "align", "query",
+                                             "bottleneck"),
+                                     controls=("cell", "mode", "dk", "pad", "padding", "causal", "query", "summary",
+                                               "extra"),
+                                     picture=("weights", "cross.fig.weights")))

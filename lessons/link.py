@@ -7,7 +7,8 @@ A link is a flat set of query parameters, each key once, each value one string:
 The first parameter is the envelope: it says which lesson the link belongs to and in which version, so a page
 never reads another lesson's parameters (a page opened with another lesson's link says so and opens its own
 default). Links made before the envelope (``v=1``) are read by the same fields when a schema lists "1" in
-``legacy``. ``lang`` (the frame's) and Streamlit's ``embed`` options are not a lesson's and are ignored here.
+``legacy``. ``lang``, ``present``, ``reveal`` (the frame's) and Streamlit's ``embed`` options are not a lesson's
+and are ignored here.
 
 A value of the parameters given to the readers may be a list of strings (every value a key was given, as
 ``st.query_params.get_all`` returns them).
@@ -43,7 +44,8 @@ MAX_VALUE_CHARS = 6_000
 """Longest single parameter read at all."""
 MAX_PARAMS = 100
 """Most parameters read at all (a lesson's link has a few dozen at most)."""
-IGNORED_KEYS = frozenset({"lang", "embed", "embed_options"})
+IGNORED_KEYS = frozenset({"lang", "present", "reveal", "embed", "embed_options"})
+"""Keys of the frame (language, presentation mode and its step) and of Streamlit, in any lesson's link."""
 LEGACY_VERSION_KEY = "v"
 
 

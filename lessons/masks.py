@@ -24,7 +24,7 @@ from attention_core import AttentionSteps, causal_mask, padding_mask, project_qk
 from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
 from . import link, qkv, ranges, seeded
-from .base import Lesson, Transition, widest_text
+from .base import Lesson, Presentation, Transition, widest_text
 from .cells import Refusal
 from .link import Notice
 
@@ -384,6 +384,9 @@ LESSON = Lesson(key="masks", icon=":material/visibility_off:", default_state=Mas
                 with_matrices=with_matrices, color_ranges=color_ranges, transitions=TRANSITIONS,
                 text_fields=("text", "text2"), masked_rows_text="masks.out.empty_rows",
                 n_tokens=lambda s: len(tokens(s.text)), widest=widest_state,
-                one_edit=one_edit)
+                one_edit=one_edit,
+                present=Presentation(stages=("mask", "weights", "generation", "padding", "custom"),
+                                     controls=("causal", "step", "extra_pad", "padding", "item", "start", "custom"),
+                                     picture=("weights", "masks.fig.weights")))
 
 assert len(tokens(DEFAULT_TEXT)) <= MAX_TOKENS

@@ -20,7 +20,7 @@ from attention_core.multihead import MultiHeadSteps, multi_head_attention
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link, ranges, seeded
-from .base import Lesson, Transition, widest_text
+from .base import Lesson, Presentation, Transition, widest_text
 from .cells import CELL_LIMIT, Refusal, placed_cell, placed_matrix
 from .link import Notice
 
@@ -407,4 +407,7 @@ LESSON = Lesson(key="multihead", icon=":material/view_column:", default_state=de
                 to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,
                 with_matrices=with_matrices, color_ranges=color_ranges, cell_matrices=lambda s: MATRICES,
                 transitions=TRANSITIONS, text_fields=("text",), n_tokens=lambda s: s.n, widest=widest_state,
-                one_edit=one_edit)
+                one_edit=one_edit,
+                present=Presentation(stages=("inputs", "split", "heads", "detail", "combine", "cost"),
+                                     controls=("h", "cell", "causal", "head", "query"),
+                                     picture=("heads", "multihead.fig.weights_1")))

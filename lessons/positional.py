@@ -21,7 +21,7 @@ from attention_core.positional import sinusoidal_at
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link, seeded
-from .base import Lesson, Transition, widest_text
+from .base import Lesson, Presentation, Transition, widest_text
 from .link import Notice
 
 __all__ = [
@@ -362,4 +362,7 @@ def widest_state() -> PositionalState:
 LESSON = Lesson(key="positional", icon=":material/format_list_numbered:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
                 text_fields=("text", "text2"), n_tokens=lambda s: len(s.tokens),
-                widest=widest_state)
+                widest=widest_state,
+                present=Presentation(stages=("lost", "table", "similar", "restored", "rope"),
+                                     controls=("np", "dp", "pair", "scale", "rm", "rn", "sh"),
+                                     picture=("table", "positional.fig.table")))

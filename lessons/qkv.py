@@ -18,7 +18,7 @@ from attention_core import AttentionSteps, causal_mask, project_qkv, scaled_dot_
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link, ranges, seeded
-from .base import Lesson, Transition, widest_text
+from .base import Lesson, Presentation, Transition, widest_text
 from .cells import CELL_LIMIT, Refusal, check_cell, checked_matrix, with_one_cell
 from .link import Notice
 
@@ -539,4 +539,7 @@ LESSON = Lesson(key="qkv", icon=":material/calculate:", default_state=default_st
                 from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,
                 color_ranges=color_ranges, cell_matrices=lambda s: active_matrices(s.mode), transitions=TRANSITIONS,
                 text_fields=("text",), n_tokens=lambda s: len(s.tokens),
-                widest=widest_state, one_edit=one_edit)
+                widest=widest_state, one_edit=one_edit,
+                present=Presentation(stages=("inputs", "qkv", "scores", "scaled", "softmax", "output"),
+                                     controls=("cell", "dk", "causal", "query"),
+                                     picture=("softmax", "qkv.fig.weights")))

@@ -20,7 +20,7 @@ from attention_core import scaling as scaling_math
 from attention_core.scaling import DK_STEPS
 
 from . import link
-from .base import LONG_TOKEN, Lesson, Transition
+from .base import LONG_TOKEN, Lesson, Presentation, Transition
 from .cells import Refusal
 from .link import Notice
 
@@ -252,4 +252,6 @@ def widest_state() -> ScalingState:
 
 LESSON = Lesson(key="scaling", icon=":material/tune:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
-                text_fields=("query", *(f"title.{i}" for i in range(N_BOOKS))), widest=widest_state)
+                text_fields=("query", *(f"title.{i}" for i in range(N_BOOKS))), widest=widest_state,
+                present=Presentation(stages=("books", "mix", "variance", "saturation", "temperature"),
+                                     controls=("dk", "scale", "n", "T"), picture=("books", "scaling.fig.steps")))

@@ -34,7 +34,12 @@ def control(page: Page, factory: Callable, name: str, label: str, *, value, appl
 
     A slider (``st.slider``, ``st.select_slider``) is drawn through :func:`ui.drag.slider`: its numbers follow a
     mouse drag, and its value is written into the widget only when it differs (a select_slider too: written on every
-    run, the temperature on /scaling lost key presses, issue 18)."""
+    run, the temperature on /scaling lost key presses, issue 18).
+
+    In presentation mode a control the lesson does not keep (:meth:`ui.runtime.Page.keeps`) is not drawn: ``value``
+    is returned."""
+    if not page.keeps(name):
+        return value
     key = page.key(name)
     limit = kwargs.pop("max_chars", None)  # not given to the widget: see _cut
     is_slider = getattr(factory, "__name__", "") in ("slider", "select_slider")
@@ -122,7 +127,10 @@ def number(page: Page, factory: Callable, name: str, label: str, *, value: float
     it in ``apply``, e.g. ``setter("seed", int)``). The help text ends with the range and the keys the field types
     (``num.keys``): a browser's number field types nothing for a letter, so ``0x10`` arrives as 10 and the app never
     sees the x; the field says it beforehand. ``format``: how the field writes its value (default ``decimals``
-    fixed decimals; "%g" drops trailing zeros, for narrow fields)."""
+    fixed decimals; "%g" drops trailing zeros, for narrow fields). Not drawn in presentation mode unless the lesson
+    keeps it (:meth:`ui.runtime.Page.keeps`): then ``value`` is returned."""
+    if not page.keeps(name):
+        return value
     key = page.key(name)
     sync(key, float(value))
     shown = what or label

@@ -17,7 +17,7 @@ from _plotly_utils.utils import to_typed_array_spec
 from plotly.basedatatypes import BasePlotlyType
 
 from . import figures as F
-from . import numbers, plot_component
+from . import numbers, plot_component, present
 from .i18n import current_lang, t
 
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
@@ -98,13 +98,13 @@ def _ready(spec: dict) -> dict:
 
 def _heatmap_ready(M, rows: tuple, cols: tuple, texts: tuple, weights: bool, role: str | None,
                    highlight_rows: tuple[int, ...], zmax: float | None = None, width_px: float | None = None,
-                   notes: tuple = ("", ""), blocks: tuple[int, int] = (1, 1), exact=None) -> dict:
+                   notes: tuple = ("", ""), blocks: tuple[int, int] = (1, 1), big: bool = False, exact=None) -> dict:
     title, row_title, col_title, hover = texts
     range_note, rounded_note = notes
     return _ready(F.heatmap_spec(M, rows, cols, title=title, row_title=row_title, col_title=col_title, hover=hover,
                                  weights=weights, role=role, highlight_rows=highlight_rows, zmax=zmax,
                                  width_px=width_px, range_note=range_note, rounded_note=rounded_note, exact=exact,
-                                 blocks=blocks))
+                                 blocks=blocks, big=big))
 
 
 @lru_cache(maxsize=96)
@@ -341,7 +341,7 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
     notes = (t("fig.note.range_widened"), t("fig.note.rounded"))  # templates, filled by the figure
     args = (tuple(str(r) for r in rows), tuple(str(c) for c in cols), texts, weights, role,
             tuple(F.frame_rows(highlight_rows)), None if zmax is None else float(zmax), slot_width(), notes,
-            (int(blocks[0]), int(blocks[1])))
+            (int(blocks[0]), int(blocks[1])), present.on())
     template = pio.templates.default
     cached = template is None or isinstance(template, str)
     E = None if exact is None or not weights else np.ascontiguousarray(exact, dtype=bool)

@@ -62,6 +62,8 @@ COLUMN_GAP_PX = 16
 """Gap between two st.columns."""
 CELL_FONTS = (18, 16, 14)
 """Type sizes a heatmap cell's number may take, largest first; never below 14 px."""
+CELL_FONTS_BIG = (26, 24, 22, 20) + CELL_FONTS
+"""The same in presentation mode (a projector seen from the back of a room: ui.present), where they fit."""
 TICK_FONT = 15
 """Axis labels (tokens, indices)."""
 SMALL_FONT = 12
@@ -335,7 +337,8 @@ _CBAR_H = 12 + 6 + 20  # a horizontal colour bar under the column title: bar, ga
 
 
 def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, width_px: float, row_title: bool,
-              col_title: bool, colorbar_ticks=None, cell_px: int | None = None, em_floor=None) -> GridPlan:
+              col_title: bool, colorbar_ticks=None, cell_px: int | None = None, em_floor=None,
+              fonts: tuple[int, ...] = CELL_FONTS) -> GridPlan:
     """Lay out a grid of n_rows × n_cols cells in a chart ``width_px`` wide (the top margin, for the title and notes,
     is added by the caller: ``margin["t"]`` is 0 and ``height`` leaves it out).
 
@@ -348,6 +351,7 @@ def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, wi
         em_floor: style → a width (em) that the widest of that style's texts reaches at least (e.g. the widest of a
             few of them), or None. A style that could not fit even so, in the widest cell any way gives, is passed
             over without asking ``texts_for`` (which writes every cell): the result is the same, found faster.
+        fonts: the cell type sizes to try, largest first (CELL_FONTS; CELL_FONTS_BIG in presentation mode).
     Tries, in order of preference: every number style of CELL_STYLES; row labels cut at 12, 8, 6, 4 then 3 characters;
     each cell type size of CELL_FONTS; the colour bar right of the cells, then under them. Takes the first way in
     which every cell's text fits inside its cell, else the tightest way (``fits`` False).
@@ -360,7 +364,7 @@ def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, wi
         cuts.append((rows, 22 + max((text_px(x, TICK_FONT) for x in rows), default=0.0)
                      + (_Y_TITLE_PX if row_title else 0)))
     widest = max((width_px - left - 10) / max(n_cols, 1) for _, left in cuts)  # no colour bar at the side
-    smallest = min(CELL_FONTS)
+    smallest = min(fonts)
 
     def ways():
         for k, style in enumerate(CELL_STYLES):
@@ -372,7 +376,7 @@ def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, wi
             em = max((text_px(x, 1.0) for x in shown), default=0.0)
             lines = max((x.count("<br>") + 1 for x in shown), default=1)
             for rows, left in cuts:
-                for font in CELL_FONTS:
+                for font in fonts:
                     for bar in bars:
                         right = 10 + (_CBAR_V + cbar_w if bar == "v" else 0)
                         cell_w = (width_px - left - right) / max(n_cols, 1)
@@ -480,7 +484,8 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
                  hover: str = "", weights: bool = False, role: str | None = None, zmax: float | None = None,
                  highlight_rows: int | Iterable[int] | None = None, cell_px: int | None = None,
                  width_px: float | None = None,
-                 range_note: str = "", rounded_note: str = "", exact=None, blocks: tuple[int, int] = (1, 1)) -> dict:
+                 range_note: str = "", rounded_note: str = "", exact=None, blocks: tuple[int, int] = (1, 1),
+                 big: bool = False) -> dict:
     """A matrix as a heatmap with its values written in the cells.
 
     Args:
@@ -503,6 +508,7 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
             place, margins and height are chosen so that every cell's number fits inside its cell (:func:`grid_plan`).
         range_note: shown under the title when the range was widened: "{new}" and "{base}" are the ranges.
         rounded_note: shown under the title when the cells' numbers were shortened (the hover keeps 2 decimals).
+        big: presentation mode: the cells' numbers as large as CELL_FONTS_BIG lets them fit.
         exact: with ``weights``, (r, c) bool: which weights are exactly 0 or 1 in exact arithmetic
             (ui.numbers.softmax_exact of the scores); a weight stored as 0.0 or 1.0 elsewhere is written "<0.01" /
             ">0.99" (ui.numbers.cell). None: every stored 0 and 1 is exact.
@@ -553,7 +559,8 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
         return max((text_px(cell(v, *style, weight=weights), 1.0) for v in probe), default=0.0)
 
     plan = grid_plan(texts_for, r, c, row_labels, col_labels, width_px=width, row_title=bool(row_title),
-                     col_title=bool(col_title), colorbar_ticks=tick_texts, cell_px=cell_px, em_floor=em_floor)
+                     col_title=bool(col_title), colorbar_ticks=tick_texts, cell_px=cell_px, em_floor=em_floor,
+                     fonts=CELL_FONTS_BIG if big else CELL_FONTS)
     if plan.style != plain and rounded_note:
         notes.append(rounded_note)
     if notes:  # their room comes out of the cells (the chart keeps its height: _grid_layout)

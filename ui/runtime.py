@@ -31,8 +31,9 @@ from lessons import Lesson
 from lessons.cells import Refusal
 from lessons.link import owner as link_owner
 
-from . import drag
+from . import drag, present
 from .i18n import DEFAULT_LANG, t
+from .widgets import network_ip as widgets_network_ip
 from .widgets import show_notices
 
 SHARE_KEY = "_share_params"
@@ -71,8 +72,10 @@ def pop_notices(place: str) -> list:
 
 
 def url_params() -> dict[str, str]:
-    """What the URL holds: the language, then the current page's link parameters."""
-    return {"lang": st.session_state.get("lang", DEFAULT_LANG), **st.session_state.get(SHARE_KEY, {})}
+    """What the URL holds: the language, then the current page's link parameters, then presentation mode's
+    (``present=1&reveal=3``: ui.present)."""
+    own = st.session_state.get(SHARE_KEY, {})
+    return {"lang": st.session_state.get("lang", DEFAULT_LANG), **own, **present.link_params(own)}
 
 
 class Page:
@@ -122,6 +125,26 @@ class Page:
             return False
         self.state = new
         return True
+
+    # ---- presentation mode (ui.present) ----
+    def reveals(self, *stages: str) -> bool:
+        """Whether the page draws what belongs to ``stages`` (names of ``lesson.present.stages``): always, except in
+        presentation mode, where only the current stage is shown. A page asks this around everything but its
+        controls (its charts, their words); the contract tests check that it asks about every declared stage."""
+        present.asked(self, stages)
+        return not present.on() or present.stage(self) in stages
+
+    @property
+    def presenting(self) -> bool:
+        """True in presentation mode (ui.present)."""
+        return present.on()
+
+    def keeps(self, name: str) -> bool:
+        """Whether the page draws the control ``name`` (its widget key after ``<key>.``): always, except in
+        presentation mode, where only the lesson's essential controls (``lesson.present.controls``) are drawn; a
+        name counts up to its first ":" or "." (``score.2`` is a ``score`` control). :func:`ui.bind.control` and the
+        shared widgets ask this themselves."""
+        return not present.on() or present.control_name(name) in self.lesson.present.controls
 
     # ---- widget keys and notices ----
     def key(self, name: str) -> str:
@@ -231,11 +254,17 @@ def follow_lesson_link() -> None:
 
 def run(lesson_key: str, render: Callable[[Page], None]) -> None:
     """A lesson page: its title and introduction (``<key>.title``, ``<key>.intro``), the link's notices, then
-    ``render(page)``, then the link published."""
+    ``render(page)``, then the link published. In presentation mode (ui.present) the mode's bar comes first and the
+    introduction is left out (the teacher tells it)."""
     page = Page(lessons.by_key(lesson_key))
     page.state  # noqa: B018 -- decoded from the URL before anything is drawn, so its notices show at the top
+    st.session_state.pop(present.ASKED, None)
+    if present.on():
+        present.step(page)  # read from the link before the notices are shown
+        present.bar(page, url=st.context.url, network_ip=widgets_network_ip())
     st.title(t(f"{lesson_key}.title"))
-    st.markdown(t(f"{lesson_key}.intro"))
+    if not present.on():
+        st.markdown(t(f"{lesson_key}.intro"))
     page.show_notices()
     guarded(page, render, where="render")
     page.publish()

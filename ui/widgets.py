@@ -230,6 +230,8 @@ def matrix_grids(page, mats: dict, labels: dict, *, title: str, help: str, commi
     heatmaps. ``commit(name, M)`` places an edited matrix; refusals and dropped cells are said at ``place``, shown
     in the expander (and as a toast). Each name of ``mats`` is one of the lesson's ``arrays``: where an edit is
     placed when it arrives."""
+    if not page.keeps("grids"):  # presentation mode, unless the lesson keeps them
+        return
     grids = st.expander(title, icon=":material/edit:", key=page.key("grids"), on_change="rerun")
     if not grids.open:
         return
@@ -271,10 +273,13 @@ def cell_picker(page, labels: dict[str, tuple[list[str], list[str]]], *, name: s
     """Three selectboxes — matrix, row, column — over the matrices named in ``labels`` (name → (row labels, column
     labels); those of ``page.lesson.cell_matrices``). The choice is the lesson's state (``Lesson.picked_cell``), so
     it lives in the share link; picking runs ``Lesson.with_picked_cell``. Widget keys ``<lesson>.<name>:m / :i /
-    :j`` (``page.key(name)``). Returns the picked (matrix, i, j)."""
+    :j`` (``page.key(name)``). Returns the picked (matrix, i, j). Not drawn in presentation mode unless the lesson
+    keeps ``name`` (:meth:`ui.runtime.Page.keeps`)."""
     key = page.key(name)
     lesson = page.lesson
     cell = lesson.picked_cell(page.state)
+    if not page.keeps(name):
+        return cell
     for part, value in zip(("m", "i", "j"), cell):
         sync(f"{key}:{part}", value)
     names = list(labels)
@@ -313,12 +318,16 @@ def cell_slider_key(key: str, name: str, i: int, j: int) -> str:
     return f"{key}:v:{name}:{i}:{j}"
 
 
-def cell_slider(key: str, M: np.ndarray, name: str, i: int, j: int, commit: Callable[[str, int, int, float], None],
-                *, limit: float = 5.0) -> None:
+def cell_slider(page, M: np.ndarray, name: str, i: int, j: int, commit: Callable[[str, int, int, float], None],
+                *, limit: float = 5.0, control: str = "cell") -> None:
     """A slider for cell (i, j) of matrix ``name`` (its current values ``M``): ``commit(name, i, j, value)`` is
     called on every move. The range is ±limit, widened to take in the current value. The slider sits in a container
-    keyed ``<key>:v`` (the element's CSS class ``st-key-<key>-v`` whatever the cell); its own key is
-    :func:`cell_slider_key`."""
+    keyed ``<key>:v`` (``key`` = ``page.key(control)``; the element's CSS class ``st-key-<key>-v`` whatever the
+    cell); its own key is :func:`cell_slider_key`. Not drawn in presentation mode unless the lesson keeps
+    ``control`` (:meth:`ui.runtime.Page.keeps`)."""
+    if not page.keeps(control):
+        return
+    key = page.key(control)
     v = float(M[i, j])
     lo, hi = min(-limit, np.floor(v)), max(limit, np.ceil(v))
     widget = cell_slider_key(key, name, i, j)
@@ -390,13 +399,21 @@ def share_panel(url: str | None, params: dict[str, str], *, key: str, left_out=(
         if st.button(t("share.qr_button"), key=f"{key}.qr", icon=":material/qr_code_2:"):
             shorter = shorter_params(params, left_out)
             short = base + ("?" + urlencode(shorter) if shorter else "")
-            st.dialog(t("share.qr_title"), width="large")(_qr_dialog)(link, short if short != link else None)
+            st.dialog(t("share.qr_title"), width="large")(qr_dialog)(link, short if short != link else None)
+
+
+@st.cache_resource(show_spinner=False)
+def network_ip() -> str | None:
+    """This machine's network address, as `streamlit run` prints it ("Network URL"); looked up once per process."""
+    from streamlit import net_util
+
+    return net_util.get_internal_ip()
 
 
 QR_PX = 480  # the QR code's width on screen: with the dialog's title and caption inside a 1024×768 projector's height
 
 
-def _qr_dialog(link: str, short: str | None) -> None:
+def qr_dialog(link: str, short: str | None) -> None:
     """The QR code of ``link``, or of ``short`` (said) when ``link`` does not fit a readable one."""
     png = qr_png(link)
     if png is not None:

@@ -19,7 +19,7 @@ import numpy as np
 from attention_core import softmax
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 from lessons import link, seeded
-from lessons.base import Lesson, Transition, widest_text
+from lessons.base import Lesson, Presentation, Transition, widest_text
 from lessons.cells import check_cell
 
 HERE = Path(__file__).resolve().parent
@@ -40,7 +40,8 @@ TOY = Lesson(key="toy", icon=":material/toys:", default_state=ToyState,
              link=link.LinkSchema("toy", 1, (link.Int("n", 1, 9),)),
              to_link=lambda s: {"n": s.n}, from_link=_toy_from_link,
              arrays=lambda s: {"ones": np.ones(s.n)}, page=str(HERE / "toy.py"),
-             transitions={"n": Transition(lambda s, n: replace(s, n=min(max(int(n), 1), 9)), (link.Int("n", 1, 9),))})
+             transitions={"n": Transition(lambda s, n: replace(s, n=min(max(int(n), 1), 9)), (link.Int("n", 1, 9),))},
+             present=Presentation(stages=("sum", "ones"), controls=("n",), picture=("ones", "toy.fig.ones")))
 
 
 # ---- pair ----------------------------------------------------------------------------------------------------------
@@ -134,6 +135,8 @@ PAIR = Lesson(key="pair", icon=":material/compare_arrows:", default_state=PairSt
               transitions={"source": Transition(with_source, (link.Text("s", MAX_TEXT_CHARS),)),
                            "target": Transition(with_target, (link.Text("t", MAX_TEXT_CHARS),)),
                            "S": Transition(with_scores, (link.Matrix("S", LIMIT),))},
-              n_tokens=lambda s: len(tokens(s.target)), widest=_widest, one_edit=_one_edit)
+              n_tokens=lambda s: len(tokens(s.target)), widest=_widest, one_edit=_one_edit,
+              present=Presentation(stages=("scores", "weights"), controls=("grids",),
+                                   picture=("weights", "pair.fig.weights")))
 
 LESSONS = [TOY, PAIR]

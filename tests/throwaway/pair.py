@@ -20,8 +20,10 @@ def render(page: runtime.Page) -> None:
     widgets.matrix_grids(page, {"S": state.S}, {"S": (tgt, src)}, title=t("pair.grid"), help=t("pair.grid"),
                          commit=lambda n, M: page.apply(pair.transitions[n].apply, M, place="grids"),
                          place="grids")
+    if page.reveals("scores"):
+        st.markdown(t("pair.grid"))
     arrays = pair.arrays(page.state)
-    if arrays["weights"].size:
+    if page.reveals("weights") and arrays["weights"].size:
         charts.show_heatmap("weights", arrays["weights"], tgt, src, weights=True, key="pair.fig.weights")
 
 

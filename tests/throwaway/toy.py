@@ -11,9 +11,11 @@ def render(page: runtime.Page) -> None:
     bind.control(page, st.slider, "n", "n", value=page.state.n, min_value=1, max_value=9,
                  apply=toy.transitions["n"].apply)
     ones = toy.arrays(page.state)["ones"]
-    st.markdown(t("toy.sum", n=page.state.n, total=f"{ones.sum():.0f}"))
-    charts.show_heatmap("toy_ones", ones[None, :], ["1"], [str(j + 1) for j in range(len(ones))],
-                        key="toy.fig.ones")
+    if page.reveals("sum"):
+        st.markdown(t("toy.sum", n=page.state.n, total=f"{ones.sum():.0f}"))
+    if page.reveals("ones"):
+        charts.show_heatmap("toy_ones", ones[None, :], ["1"], [str(j + 1) for j in range(len(ones))],
+                            key="toy.fig.ones")
 
 
 runtime.run("toy", render)
