@@ -263,7 +263,7 @@ def query_section(page: runtime.Page, state: lesson.CrossState, res: lesson.Cros
 def bottleneck_section(page: runtime.Page) -> None:
     state = page.state
     st.subheader(t("cross.sec.bottleneck"))
-    st.markdown(t("cross.sec.bottleneck_help"))
+    text.explain(t("cross.sec.bottleneck_help"))
     c1, c2 = st.columns([1, 1], vertical_alignment="bottom")
     with c1:
         bind.control(page, st.radio, "summary", t("cross.ctl.summary"), value=state.summary,

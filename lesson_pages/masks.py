@@ -39,8 +39,7 @@ def causal_section(page: runtime.Page) -> None:
     if not page.reveals("mask", "weights"):
         return
     st.header(t("masks.sec.causal"))
-    if not page.presenting:
-        st.markdown(t("masks.sec.causal_help"))
+    text.explain(t("masks.sec.causal_help"))
     state = page.state
     c1, c2, c3 = st.columns([3, 1.2, 1.2], vertical_alignment="bottom")
     bind.control(page, c1.text_input, "text", t("masks.ctl.text"), value=state.text, apply=lesson.with_text,
@@ -98,8 +97,7 @@ def generation_section(page: runtime.Page) -> None:
     if not toks:
         return
     st.header(t("masks.sec.gen"))
-    if not page.presenting:
-        st.markdown(t("masks.sec.gen_help"))
+    text.explain(t("masks.sec.gen_help"))
     if len(toks) > 1:
         bind.control(page, st.slider, "step", t("masks.ctl.step"), value=state.step + 1,
                      apply=lambda s, v: lesson.with_step(s, int(v) - 1), min_value=1, max_value=len(toks),
@@ -130,8 +128,7 @@ def padding_section(page: runtime.Page) -> None:
     if not page.reveals("padding"):
         return
     st.header(t("masks.sec.pad"))
-    if not page.presenting:
-        st.markdown(t("masks.sec.pad_help"))
+    text.explain(t("masks.sec.pad_help"))
     state = page.state
     c1, c2, c3 = st.columns([2.6, 1.4, 1.6], vertical_alignment="bottom")
     bind.control(page, c1.text_input, "text2", t("masks.ctl.text2"), value=state.text2, apply=lesson.with_text2,
@@ -195,7 +192,7 @@ def custom_section(page: runtime.Page) -> None:
     if b.length == 0:
         return
     st.header(t("masks.sec.custom"))
-    st.markdown(t("masks.sec.custom_help"))
+    text.explain(t("masks.sec.custom_help"))
     toks = list(b.tokens[state.item])
     st.segmented_control(t("masks.ctl.start"), list(lesson.CUSTOM_STARTS), key=page.key("start"),
                          format_func=lambda k: t(f"masks.start.{k}"), help=t("masks.ctl.start_help"),

@@ -131,7 +131,8 @@ def heads_section(page: runtime.Page, state: lesson.MultiHeadState, res) -> None
         return
     st.subheader(t("multihead.sec.heads"))
     st.caption(t("multihead.sec.heads_help"))
-    if lesson.is_preset_as_given(state):  # the note's numbers hold only for the preset as given
+    note = lesson.is_preset_as_given(state)  # the note's numbers hold only for the preset as given
+    if note and not page.presenting:
         st.info(t(f"multihead.note.{state.preset}"), icon=":material/menu_book:")
     toks = list(state.tokens)
     h = state.n_heads
@@ -144,6 +145,8 @@ def heads_section(page: runtime.Page, state: lesson.MultiHeadState, res) -> None
     else:
         _head_maps(state, res, toks, mean, len(shown))
     st.caption(text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
+    if note and page.presenting:  # on a projector: the heads first, what they show after
+        st.info(t(f"multihead.note.{state.preset}"), icon=":material/menu_book:")
 
 
 def _weights_of_head(state: lesson.MultiHeadState, res, toks, i: int) -> None:

@@ -90,14 +90,14 @@ def _table(name: str, M, *, key: str, x_title: str, y_title: str, zlim: float | 
 # ---- sections ----------------------------------------------------------------------------------------------------
 def order_lost(state: lesson.PositionalState, res: lesson.Experiment) -> None:
     st.subheader(t("positional.sec.lost"))
-    st.markdown(t("positional.sec.lost_help"))
+    text.explain(t("positional.sec.lost_help"))
     _order_row(state, res.weights_a, res.weights_b, res.reordered)
     _gap_line(res.gap, with_pe=False)
 
 
 def table_section(page: runtime.Page) -> None:
     st.subheader(t("positional.sec.table"))
-    st.markdown(t("positional.sec.table_help"))
+    text.explain(t("positional.sec.table_help"))
     text.formula(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{b^{2i/d_{model}}}\right),\quad "
                  r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{b^{2i/d_{model}}}\right)")
     state = page.state
@@ -139,7 +139,7 @@ def waves(page: runtime.Page, pe: np.ndarray) -> None:
 
 def similarity_section(state: lesson.PositionalState) -> None:
     st.subheader(t("positional.sec.similar"))
-    st.markdown(t("positional.sec.similar_help"))
+    text.explain(t("positional.sec.similar_help"))
     sim, vals = lesson.similarity(state)
     _table("pos_sim", sim, key="positional.fig.sim", x_title=t("positional.axis.pos"),
            y_title=t("positional.axis.pos"))
@@ -154,7 +154,7 @@ def similarity_section(state: lesson.PositionalState) -> None:
 
 def order_restored(state: lesson.PositionalState, res: lesson.Experiment) -> None:
     st.subheader(t("positional.sec.restored"))
-    st.markdown(t("positional.sec.restored_help", scale=numbers.num(state.scale, 2), d=state.d_model))
+    text.explain(t("positional.sec.restored_help", scale=numbers.num(state.scale, 2), d=state.d_model))
     if state.scale == 0:
         st.info(t("positional.out.scale_zero"), icon=":material/info:")
     a = list(state.tokens)
@@ -170,7 +170,7 @@ def order_restored(state: lesson.PositionalState, res: lesson.Experiment) -> Non
 
 def rope_section(page: runtime.Page, res: lesson.Experiment) -> None:
     st.subheader(t("positional.sec.rope"))
-    st.markdown(t("positional.sec.rope_help"))
+    text.explain(t("positional.sec.rope_help"))
     text.formula(r"\tilde q_m = R_{m}\,q,\ \ \tilde k_n = R_{n}\,k,\qquad \tilde q_m\cdot\tilde k_n = "
                  r"q\cdot R_{n-m}\,k,\qquad \theta_i = b^{-2i/d}")
     state = page.state

@@ -87,28 +87,31 @@ def dk_controls(page: runtime.Page) -> None:
 def books_section(page: runtime.Page) -> None:
     if page.reveals("books", "mix"):
         st.header(t("scaling.sec.books"))
-        st.markdown(t("scaling.sec.books_help"))
+        text.explain(t("scaling.sec.books_help"))
     if not page.presenting:  # the books' titles, scores and values: set up before the class
         book_cards(page)
     page.show_notices(BOOKS)
     dk_controls(page)
     state = page.state
     if page.reveals("books"):
-        _books_steps(state)
+        _books_steps(state, page.presenting)
     if page.reveals("mix"):
         _books_mix(state)
 
 
-def _books_steps(state: lesson.ScalingState) -> None:
+def _books_steps(state: lesson.ScalingState, presenting: bool) -> None:
     names = titles(state)
     mix = scaling_math.book_mix(state.scores, state.d_k, state.values, scale=state.scaled)
     root = numbers.num(np.sqrt(state.d_k))
-    st.markdown(t("scaling.out.divide_on" if state.scaled else "scaling.out.divide_off", d_k=state.d_k, root=root))
-    vec = text.tex_vector
-    share = lambda w: numbers.prob(w, tex=True, exact=False)  # noqa: E731 -- softmax of finite scores: never 0 or 1
-    text.formula(r"\mathrm{softmax}\!\left(\frac{" + vec(mix.raw) + "}{" + numbers.num(mix.divisor, tex=True)
-                 + r"}\right) = \mathrm{softmax}\!\left(" + vec(mix.scaled) + r"\right) = " + vec(mix.weights, share))
-    st.markdown("### " + t("scaling.out.shares", shares=shares_text(names, mix.weights)))
+    if not presenting:  # on a projector the chart below says the same, in larger type
+        st.markdown(t("scaling.out.divide_on" if state.scaled else "scaling.out.divide_off", d_k=state.d_k,
+                      root=root))
+        vec = text.tex_vector
+        share = lambda w: numbers.prob(w, tex=True, exact=False)  # noqa: E731 -- softmax of finite scores: never 0/1
+        text.formula(r"\mathrm{softmax}\!\left(\frac{" + vec(mix.raw) + "}{" + numbers.num(mix.divisor, tex=True)
+                     + r"}\right) = \mathrm{softmax}\!\left(" + vec(mix.scaled) + r"\right) = "
+                     + vec(mix.weights, share))
+        st.markdown("### " + t("scaling.out.shares", shares=shares_text(names, mix.weights)))
     st.caption(t("num.shares_rounded") + " " + t("num.rule"))
     scaled_title = (t("fig.scaling_steps.scaled_on", d_k=state.d_k, root=root) if state.scaled
                     else t("fig.scaling_steps.scaled_off"))
@@ -147,7 +150,7 @@ def variance_section(page: runtime.Page) -> None:
 
 def _variance_part(page: runtime.Page) -> None:
     st.header(t("scaling.sec.variance"))
-    st.markdown(t("scaling.sec.variance_help"))
+    text.explain(t("scaling.sec.variance_help"))
     c1, c2, c3 = st.columns([1.2, 1, 1])
     bind.number(page, c1.number_input, "seed", t("scaling.ctl.seed"), value=page.state.seed,
                 apply=bind.setter("seed", int), lo=0, hi=lesson.SEED_MAX, help=t("scaling.ctl.seed_help"),
@@ -170,7 +173,7 @@ def _variance_part(page: runtime.Page) -> None:
 
 def _saturation_part(page: runtime.Page) -> None:
     st.subheader(t("scaling.sec.saturation"))
-    st.markdown(t("scaling.sec.saturation_help"))
+    text.explain(t("scaling.sec.saturation_help"))
     bind.control(page, st.slider, "n", t("scaling.ctl.n_keys"), value=page.state.n_keys,
                  apply=bind.setter("n_keys", int),
                  min_value=lesson.N_KEYS_MIN, max_value=lesson.N_KEYS_MAX, step=1, help=t("scaling.ctl.n_keys_help"))
@@ -189,7 +192,7 @@ def temperature_section(page: runtime.Page) -> None:
     if not page.reveals("temperature"):
         return
     st.header(t("scaling.sec.temperature"))
-    st.markdown(t("scaling.sec.temperature_help"))
+    text.explain(t("scaling.sec.temperature_help"))
     bind.control(page, st.select_slider, "T", t("scaling.ctl.temperature"), value=page.state.temperature,
                  apply=bind.setter("temperature", float), options=list(lesson.TEMPERATURES),
                  help=t("scaling.ctl.temperature_help"), format_func=numbers.num)

@@ -409,5 +409,5 @@ LESSON = Lesson(key="multihead", icon=":material/view_column:", default_state=de
                 transitions=TRANSITIONS, text_fields=("text",), n_tokens=lambda s: s.n, widest=widest_state,
                 one_edit=one_edit,
                 present=Presentation(stages=("inputs", "split", "heads", "detail", "combine", "cost"),
-                                     controls=("h", "cell", "causal", "head", "query"),
+                                     controls=("h", "causal", "head", "query"),
                                      picture=("heads", "multihead.fig.weights_1")))

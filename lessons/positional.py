@@ -364,5 +364,5 @@ LESSON = Lesson(key="positional", icon=":material/format_list_numbered:", defaul
                 text_fields=("text", "text2"), n_tokens=lambda s: len(s.tokens),
                 widest=widest_state,
                 present=Presentation(stages=("lost", "table", "similar", "restored", "rope"),
-                                     controls=("np", "dp", "pair", "scale", "rm", "rn", "sh"),
-                                     picture=("table", "positional.fig.table")))
+                                     controls=("pair", "np", "dp", "scale", "rm", "rn", "sh"),
+                                     picture=("table", "positional.fig.waves")))

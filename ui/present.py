@@ -53,12 +53,17 @@ function install() {
 }
 """
 STYLE = ("<style>html{font-size:18px}"  # larger type everywhere (Streamlit's sizes are in rem; 16 px normally)
-         "[data-testid='stMainBlockContainer']{padding-top:3.6rem;max-width:none}"
-         # the bar stays in view under Streamlit's header (3.75 rem) while the page scrolls
-         ".st-key-present-bar{position:sticky;top:3.3rem;z-index:999;background:#fff;"
-         "border-bottom:2px solid #E69F00;padding:2px 0 6px}"
+         "[data-testid='stMainBlockContainer']{padding-top:0.6rem;max-width:none}"
+         # the bar stays in view at the top while the page scrolls, over Streamlit's (empty, transparent) header,
+         # clear of the header's button that opens the sidebar (top left) and its menu (top right)
+         "header[data-testid='stHeader']{background:transparent;pointer-events:none}"
+         "header[data-testid='stHeader'] *{pointer-events:auto}"
+         ".st-key-present-bar{position:sticky;top:0;z-index:999991;background:#fff;"
+         "border-bottom:2px solid #E69F00;padding:4px 0 6px}"
          ".st-key-present-bar p{font-size:1.05rem;font-weight:600;margin:0}"
          "[data-testid='stMainBlockContainer'] h1{font-size:1.9rem;padding:0.2rem 0}"
+         # small print is not read from the back of a room: the teacher says it
+         "[data-testid='stMainBlockContainer'] [data-testid='stCaptionContainer']{display:none}"
          "</style>")
 
 

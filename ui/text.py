@@ -10,6 +10,15 @@ from .escape import markdown as md_escape
 from .numbers import num
 
 
+def explain(words: str) -> None:
+    """A section's explanation (Markdown from the language tables): drawn, except in presentation mode
+    (ui.present), where the teacher says it and the screen keeps its room for the numbers."""
+    from . import present
+
+    if not present.on():
+        st.markdown(words)
+
+
 def formula(tex: str) -> None:
     """Draw a formula that fits its column: KaTeX in display style, but set inline (Markdown's ``$...$``), where
     KaTeX may break a line after ``=``, ``+`` or ``\\allowbreak`` (st.latex's display mode never breaks: a long

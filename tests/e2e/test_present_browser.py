@@ -1,0 +1,127 @@
+"""Presentation mode (ui/present.py, issue 24 part 1) in Chromium, on every registered lesson at 1280×720:
+
+- the keyboard paces the reveal as a presentation clicker does (→ / Page Down forward, ← / Page Up back), the step
+  in the address bar and in the bar's words; an arrow key pressed on a slider moves the slider, not the step;
+- cause and effect on one screen: at the stage of the lesson's main picture (``Lesson.present.picture``), the page
+  scrolled so that its main control (``Lesson.present.controls[0]``) sits under the sticky bar shows the whole picture
+  too, inside the window;
+- the QR code button of the bar shows the page's link (present=1 and the step included), decoded from the screen.
+"""
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+import zxingcpp
+from PIL import Image
+
+import lessons
+from ui.i18n import table
+
+from .helpers import assert_no_exception, assert_no_page_errors, query_of, sel, wait_for_app
+
+SIZE = {"width": 1280, "height": 720}
+BAR = ".st-key-present-bar"
+
+
+def step_in_url(page) -> str | None:
+    return (query_of(page.url).get("reveal") or [None])[-1]
+
+
+def wait_step(page, k: int, n: int, lang: str = "ja") -> None:
+    words = table(lang)["present.step"].split("{stage}")[0].format(k=k, n=n)
+    page.wait_for_function("([sel, words]) => { const b = document.querySelector(sel);"
+                           " return b && b.innerText.includes(words); }", arg=[BAR, words], timeout=30_000)
+    wait_for_app(page, timeout_ms=30_000)
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('reveal') === '{k}'", timeout=15_000)
+
+
+def main_control(page, lesson):
+    """The element of the lesson's main control nearest above its main picture (a cell lesson's slider, under its
+    picker), and the picture's element."""
+    picture = page.locator(sel(lesson.present.picture[1])).first
+    picture.wait_for(state="attached", timeout=30_000)
+    controls = page.locator(f"[class*='st-key-{lesson.key}-{lesson.present.controls[0]}']")
+    assert controls.count(), f"{lesson.key}: its main control {lesson.present.controls[0]!r} is not on the page"
+    top = picture.bounding_box()["y"]
+    boxes = [controls.nth(i).bounding_box() for i in range(controls.count())]
+    above = [i for i, b in enumerate(boxes) if b is not None and b["y"] < top]
+    assert above, f"{lesson.key}: the main control is not above the main picture"
+    return controls.nth(max(above, key=lambda i: boxes[i]["y"])), picture
+
+
+@pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda x: x.key)
+def test_a_clicker_paces_the_stages_and_control_and_picture_share_the_screen(browser, page_errors, app_server, lesson):
+    context = browser.new_context(viewport=SIZE)
+    page = context.new_page()
+    page.on("pageerror", lambda error: page_errors.append(error))
+    try:
+        n = len(lesson.present.stages)
+        page.goto(f"{app_server}/{lesson.key}?present=1")
+        wait_for_app(page, timeout_ms=60_000)
+        wait_step(page, 1, n)
+        page.locator("h1").first.click()  # the page has the focus, not a field
+        page.keyboard.press("ArrowRight")
+        wait_step(page, 2, n)
+        page.keyboard.press("PageUp")
+        wait_step(page, 1, n)
+        page.keyboard.press("PageDown")
+        wait_step(page, 2, n)
+        page.keyboard.press("ArrowLeft")
+        wait_step(page, 1, n)
+
+        k = lesson.present.stages.index(lesson.present.picture[0]) + 1
+        page.goto(f"{app_server}/{lesson.key}?present=1&reveal={k}")
+        wait_for_app(page, timeout_ms=60_000)
+        wait_step(page, k, n)
+        page.wait_for_timeout(500)  # the charts drawn
+        control, picture = main_control(page, lesson)
+        control.evaluate("e => e.scrollIntoView({block: 'start'})")
+        bar = page.locator(BAR).bounding_box()
+        page.mouse.move(640, 400)
+        page.mouse.wheel(0, -(bar["y"] + bar["height"] + 8))  # the control just under the sticky bar
+        page.wait_for_timeout(400)
+        bar, c, p = page.locator(BAR).bounding_box(), control.bounding_box(), picture.bounding_box()
+        under = bar["y"] + bar["height"]
+        assert c["y"] >= under - 1 and c["y"] + c["height"] <= SIZE["height"], (lesson.key, "control", c, under)
+        assert p["y"] >= under - 1 and p["y"] + p["height"] <= SIZE["height"] + 1, (
+            f"{lesson.key}: the main picture ({p['height']:.0f} px, from y = {p['y']:.0f}) is not on screen with the "
+            f"main control (y = {c['y']:.0f}) under the bar (to y = {under:.0f})")
+
+        slider = control.locator("[role='slider']").first
+        if slider.count():  # an arrow key on a slider is the slider's
+            before = slider.get_attribute("aria-valuenow")
+            slider.focus()
+            page.keyboard.press("ArrowRight" if before != slider.get_attribute("aria-valuemax") else "ArrowLeft")
+            page.wait_for_timeout(800)
+            wait_for_app(page, timeout_ms=30_000)
+            assert step_in_url(page) == str(k)
+            assert slider.get_attribute("aria-valuenow") != before
+        assert_no_exception(page)
+        assert_no_page_errors(page_errors)
+    finally:
+        context.close()
+
+
+def test_the_bars_qr_code_is_the_pages_link_with_its_step(browser, page_errors, app_server):
+    lesson = lessons.REGISTRY[0]
+    context = browser.new_context(viewport=SIZE)
+    page = context.new_page()
+    try:
+        n = len(lesson.present.stages)
+        page.goto(f"{app_server}/{lesson.key}?present=1&reveal=2&lang=en")
+        wait_for_app(page, timeout_ms=60_000)
+        wait_step(page, 2, n, "en")
+        page.locator(BAR).get_by_role("button", name=re.compile(table("en")["present.qr"])).click()
+        img = page.locator("[role='dialog'] img").first
+        img.wait_for(state="visible", timeout=30_000)
+        page.wait_for_timeout(300)
+        found = zxingcpp.read_barcodes(Image.open(io.BytesIO(img.screenshot())).convert("L"))
+        assert len(found) == 1
+        got = query_of(found[0].text)
+        assert got == query_of(page.url), (got, page.url)
+        assert got["present"] == ["1"] and got["reveal"] == ["2"] and got["lang"] == ["en"]
+        assert_no_page_errors(page_errors)
+    finally:
+        context.close()
