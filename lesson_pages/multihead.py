@@ -182,7 +182,8 @@ def _head_maps(state: lesson.MultiHeadState, res, toks, mean, count: int) -> Non
             title = t("multihead.map.head", i=i + 1) if i < h else t("multihead.map.mean")
             charts.show_figure(head_map_spec(res.weights[i] if i < h else mean, toks, title=title, hover=hover,
                                              width_px=charts.slot_width(),
-                                             frame_row=state.query if i == state.head else None),
+                                             frame_row=state.query if i == state.head else None,
+                                             scheme=charts.color_scheme()),
                                key=f"multihead.fig.map_{i + 1}" if i < h else "multihead.fig.map_mean")
     _weights_of_head(state, res, toks, state.head)
 

@@ -83,7 +83,7 @@ def _table(name: str, M, *, key: str, x_title: str, y_title: str, zlim: float | 
         return
     charts.show_figure(table_map_spec(M, title=t(f"fig.{name}.title"), x_title=x_title, y_title=y_title,
                                       hover=t(f"positional.map.{name}"), zmin=None if zlim is None else -zlim,
-                                      zmax=zlim),
+                                      zmax=zlim, scheme=charts.color_scheme()),
                        key=key, caption=t("positional.out.colours_only", r=r, c=c, max=NUMBERS_MAX))
 
 

@@ -133,7 +133,7 @@ def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRe
         slots_ = charts.chart_columns(*needs)
         with slots_[0]:
             charts.show_heatmap("scores", s.scores, toks, toks, key="qkv.fig.scores", highlight_rows=state.query,
-                                caption=t("fig.scores.caption"), zmax=ranges.get("scores"))
+                                caption=t("fig.scores.caption", **charts.sign_colours()), zmax=ranges.get("scores"))
         if scaled:
             with slots_[1]:
                 charts.show_heatmap("scaled", s.scores * s.scale, toks, toks, key="qkv.fig.scaled",

@@ -17,7 +17,7 @@ from _plotly_utils.utils import to_typed_array_spec
 from plotly.basedatatypes import BasePlotlyType
 
 from . import figures as F
-from . import numbers, plot_component, present
+from . import numbers, plot_component, present, scheme
 from .i18n import current_lang, t
 
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
@@ -33,6 +33,18 @@ def _plot_config(lang: str) -> dict:
              "Reset axes": t("fig.toolbar.reset_axes", lang=lang),
              "Taking snapshot - this may take a few seconds": t("fig.toolbar.snapshot", lang=lang)}
     return {**PLOT_CONFIG, "locale": f"al-{lang}", "locales": {f"al-{lang}": {"dictionary": words}}}
+
+
+def color_scheme() -> str:
+    """The colour scheme the class chose (ui.scheme; a key of ui.figures.SCHEMES), for a lesson's own chart spec."""
+    return scheme.current()
+
+
+def sign_colours() -> dict[str, str]:
+    """{"neg": ..., "pos": ...}: the words for the colours of negative and positive scores in the chosen scheme
+    (texts ``scheme.<name>_neg_word`` / ``_pos_word``), for a caption that names them."""
+    name = scheme.current()
+    return {"neg": t(f"scheme.{name}_neg_word"), "pos": t(f"scheme.{name}_pos_word")}
 
 
 def plot_config() -> dict:
@@ -98,13 +110,14 @@ def _ready(spec: dict) -> dict:
 
 def _heatmap_ready(M, rows: tuple, cols: tuple, texts: tuple, weights: bool, role: str | None,
                    highlight_rows: tuple[int, ...], zmax: float | None = None, width_px: float | None = None,
-                   notes: tuple = ("", ""), blocks: tuple[int, int] = (1, 1), big: bool = False, exact=None) -> dict:
+                   notes: tuple = ("", ""), blocks: tuple[int, int] = (1, 1), big: bool = False,
+                   scheme: str = "default", exact=None) -> dict:
     title, row_title, col_title, hover = texts
     range_note, rounded_note = notes
     return _ready(F.heatmap_spec(M, rows, cols, title=title, row_title=row_title, col_title=col_title, hover=hover,
                                  weights=weights, role=role, highlight_rows=highlight_rows, zmax=zmax,
                                  width_px=width_px, range_note=range_note, rounded_note=rounded_note, exact=exact,
-                                 blocks=blocks, big=big))
+                                 blocks=blocks, big=big, scheme=scheme))
 
 
 @lru_cache(maxsize=96)
@@ -341,7 +354,7 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
     notes = (t("fig.note.range_widened"), t("fig.note.rounded"))  # templates, filled by the figure
     args = (tuple(str(r) for r in rows), tuple(str(c) for c in cols), texts, weights, role,
             tuple(F.frame_rows(highlight_rows)), None if zmax is None else float(zmax), slot_width(), notes,
-            (int(blocks[0]), int(blocks[1])), present.on())
+            (int(blocks[0]), int(blocks[1])), present.on(), scheme.current())
     template = pio.templates.default
     cached = template is None or isinstance(template, str)
     E = None if exact is None or not weights else np.ascontiguousarray(exact, dtype=bool)

@@ -34,6 +34,13 @@ MASKED_GREY = "#c8c8c8"  # a masked cell (−∞ score, or False in a mask): the
 OPEN_CELL = "#ffffff"  # an allowed cell of a mask
 WEIGHTS_SCALE = "Viridis"  # sequential, brighter = stronger
 DIVERGING_SCALE = "RdBu_r"  # blue < 0 < red, white at 0
+SCHEMES = {"default": (WEIGHTS_SCALE, DIVERGING_SCALE), "cividis": ("Cividis", "PRGn"), "plasma": ("Plasma", "PiYG")}
+"""The colour schemes a class can choose (ui/scheme.py): name → (weights' sequential scale, scores' diverging scale),
+plotly's named scales. All are told apart with the common colour-vision deficiencies: viridis, cividis (made for
+them) and plasma are perceptually uniform sequential scales; blue–red, purple–green and pink–green are ColorBrewer's
+colour-blind-safe diverging schemes; the texts ``scheme.<name>_neg_word`` / ``_pos_word`` name the colours of
+negative and positive scores. The numbers are written in the cells on every scale, in black or white, whichever
+contrasts more with the cell (ui/plot_component/assets/patch.js: WCAG AA, at least 4.5:1)."""
 FONT = "Noto Sans CJK JP, Noto Sans JP, Hiragino Sans, Yu Gothic, Meiryo, sans-serif"
 
 
@@ -444,16 +451,18 @@ def _colorscale(name: str) -> list:
     return [list(stop) for stop in _scale_stops(name)]
 
 
-def diverging_colorscale() -> list:
-    """The heatmaps' diverging scale (DIVERGING_SCALE, blue < 0 < red, white at 0) as explicit stops, for a lesson's
-    own chart: plotly.js has its own scale under the same name (grey at 0), so a name alone would differ."""
-    return _colorscale(DIVERGING_SCALE)
+def diverging_colorscale(scheme: str = "default") -> list:
+    """The heatmaps' diverging scale of colour scheme ``scheme`` (SCHEMES; default DIVERGING_SCALE, blue < 0 < red,
+    white at 0) as explicit stops, for a lesson's own chart: plotly.js has its own scale under the same name (grey at
+    0), so a name alone would differ. Raises KeyError for an unknown scheme."""
+    return _colorscale(SCHEMES[scheme][1])
 
 
-def weights_colorscale() -> list:
-    """The weights heatmaps' sequential scale (WEIGHTS_SCALE, 0 dark → 1 bright) as explicit stops, for a lesson's own
-    chart of weights (the same colours as the shared heatmap's)."""
-    return _colorscale(WEIGHTS_SCALE)
+def weights_colorscale(scheme: str = "default") -> list:
+    """The weights heatmaps' sequential scale of colour scheme ``scheme`` (SCHEMES; default WEIGHTS_SCALE, 0 dark → 1
+    bright) as explicit stops, for a lesson's own chart of weights (the same colours as the shared heatmap's). Raises
+    KeyError for an unknown scheme."""
+    return _colorscale(SCHEMES[scheme][0])
 
 
 BLOCK_LINE = {"color": "#222222", "width": 3}
@@ -485,7 +494,7 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
                  highlight_rows: int | Iterable[int] | None = None, cell_px: int | None = None,
                  width_px: float | None = None,
                  range_note: str = "", rounded_note: str = "", exact=None, blocks: tuple[int, int] = (1, 1),
-                 big: bool = False) -> dict:
+                 big: bool = False, scheme: str = "default") -> dict:
     """A matrix as a heatmap with its values written in the cells.
 
     Args:
@@ -509,6 +518,7 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
         range_note: shown under the title when the range was widened: "{new}" and "{base}" are the ranges.
         rounded_note: shown under the title when the cells' numbers were shortened (the hover keeps 2 decimals).
         big: presentation mode: the cells' numbers as large as CELL_FONTS_BIG lets them fit.
+        scheme: the colour scheme (a key of SCHEMES).
         exact: with ``weights``, (r, c) bool: which weights are exactly 0 or 1 in exact arithmetic
             (ui.numbers.softmax_exact of the scores); a weight stored as 0.0 or 1.0 elsewhere is written "<0.01" /
             ">0.99" (ui.numbers.cell). None: every stored 0 and 1 is exact.
@@ -579,7 +589,8 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
     else:
         colorbar = {"len": 0.9, "thickness": 12, "tickfont": {"size": SMALL_FONT}, "ticktext": tick_texts,
                     "tickvals": tick_vals, "x": 1, "xanchor": "left", "xpad": 8}
-    trace = {"colorbar": colorbar, "colorscale": _colorscale(WEIGHTS_SCALE if weights else DIVERGING_SCALE)}
+    trace = {"colorbar": colorbar,
+             "colorscale": weights_colorscale(scheme) if weights else diverging_colorscale(scheme)}
     trace.update({
         "customdata": custom, "hoverongaps": False, "hovertemplate": hover, "text": plan.texts,
         "textfont": {"size": plan.font}, "texttemplate": "%{text}", "x": list(range(c)), "xgap": CELL_GAP,

@@ -188,10 +188,11 @@ def bar(page, *, url: str | None, network_ip: str | None) -> None:
 
 def _qr(page, url: str | None, network_ip: str | None) -> None:
     """The QR code of the page's link (as the share panel hands it out), full-screen."""
-    from . import widgets
+    from . import scheme, widgets
     from .i18n import current_lang
 
-    params = {"lang": current_lang(), **page.lesson.encode(page.state), **link_params({page.lesson.key: ""})}
+    params = {"lang": current_lang(), **page.lesson.encode(page.state), **scheme.link_params(),
+              **link_params({page.lesson.key: ""})}
     base, _, _ = share.class_url(url or "", st.get_option("server.address"), network_ip)
     link = base + "?" + urlencode(params)
     left_out = {m.key for m in page.lesson.link.matrices} | {lessons.base.CELL_KEY}

@@ -31,7 +31,7 @@ from lessons import Lesson
 from lessons.cells import Refusal
 from lessons.link import owner as link_owner
 
-from . import drag, present
+from . import drag, present, scheme
 from .i18n import DEFAULT_LANG, t
 from .widgets import network_ip as widgets_network_ip
 from .widgets import show_notices
@@ -72,10 +72,12 @@ def pop_notices(place: str) -> list:
 
 
 def url_params() -> dict[str, str]:
-    """What the URL holds: the language, then the current page's link parameters, then presentation mode's
-    (``present=1&reveal=3``: ui.present)."""
+    """What the URL holds: the language, then the current page's link parameters, then the colour scheme
+    (``colors=cividis``, when not the default: ui.scheme) and presentation mode's (``present=1&reveal=3``:
+    ui.present)."""
     own = st.session_state.get(SHARE_KEY, {})
-    return {"lang": st.session_state.get("lang", DEFAULT_LANG), **own, **present.link_params(own)}
+    return {"lang": st.session_state.get("lang", DEFAULT_LANG), **own, **scheme.link_params(),
+            **present.link_params(own)}
 
 
 class Page:

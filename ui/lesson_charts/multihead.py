@@ -33,11 +33,13 @@ def labels_shown(n_tokens: int, width_px: float) -> bool:
     return (width_px - 60) / max(n_tokens, 1) >= MIN_LABEL_SLOT
 
 
-def head_map_spec(W, tokens, *, title: str, hover: str, width_px: float, frame_row: int | None = None) -> dict:
+def head_map_spec(W, tokens, *, title: str, hover: str, width_px: float, frame_row: int | None = None,
+                  scheme: str = "default") -> dict:
     """A head's weights (n, n), 0..1, as colours only: rows are queries from the top, columns keys; square cells;
     the tokens on both axes (cut to LABEL_CHARS characters) when :func:`labels_shown`, else none. ``hover``: a plotly
     hovertemplate with %{customdata[0]} (query), %{customdata[1]} (key) and %{z} (the weight). ``frame_row``: a
-    query row to frame (the chosen query), or None. No colour bar: the page says the scale once for all heads."""
+    query row to frame (the chosen query), or None. No colour bar: the page says the scale once for all heads.
+    ``scheme``: the colour scheme (ui.figures.SCHEMES)."""
     A = np.asarray(W, dtype=np.float64)
     n = A.shape[0]
     names = hover_names(tokens)
@@ -68,6 +70,6 @@ def head_map_spec(W, tokens, *, title: str, hover: str, width_px: float, frame_r
                              "line": {"color": "#D55E00", "width": 3}}]
     custom = [[[names[i], names[j]] for j in range(n)] for i in range(n)]
     data = [{"type": "heatmap", "z": A.tolist(), "x": list(range(n)), "y": list(range(n)), "zmin": 0.0, "zmax": 1.0,
-             "colorscale": weights_colorscale(), "showscale": False, "customdata": custom, "hovertemplate": hover,
+             "colorscale": weights_colorscale(scheme), "showscale": False, "customdata": custom, "hovertemplate": hover,
              "xgap": 1, "ygap": 1}]
     return finish({"data": data, "layout": layout})

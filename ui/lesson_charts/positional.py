@@ -33,10 +33,11 @@ def _axes(x_title: str, y_title: str, **y) -> dict:
 
 
 def table_map_spec(M, *, title: str, x_title: str, y_title: str, hover: str, zmin: float | None = None,
-                   zmax: float | None = None, width_px: float | None = None) -> dict:
+                   zmax: float | None = None, width_px: float | None = None, scheme: str = "default") -> dict:
     """A large matrix (r, c) as colours only: rows top to bottom (row 0 on top), columns left to right, both counted
     from 0 on the axes; a diverging scale centred on 0, ±max|M| unless ``zmin``/``zmax`` are given. ``hover``: a
-    plotly hovertemplate (%{y} row, %{x} column, %{z} value). The height follows the rows (3..14 px a row)."""
+    plotly hovertemplate (%{y} row, %{x} column, %{z} value). The height follows the rows (3..14 px a row).
+    ``scheme``: the colour scheme (ui.figures.SCHEMES)."""
     A = np.asarray(M, dtype=np.float64)
     r, c = A.shape
     width = float(width_px or REF_COLUMN_PX)
@@ -51,7 +52,7 @@ def table_map_spec(M, *, title: str, x_title: str, y_title: str, hover: str, zmi
               **_axes(x_title, y_title, autorange="reversed")}
     layout["xaxis"]["gridcolor"] = layout["yaxis"]["gridcolor"] = "rgba(0,0,0,0)"
     data = [{"type": "heatmap", "z": A.tolist(), "x": list(range(c)), "y": list(range(r)), "zmin": lo, "zmax": hi,
-             "zmid": 0.0, "colorscale": diverging_colorscale(), "hovertemplate": hover,
+             "zmid": 0.0, "colorscale": diverging_colorscale(scheme), "hovertemplate": hover,
              "colorbar": {"tickfont": {"size": TICK_FONT}, "thickness": 16, "len": 1.0}}]
     return finish({"data": data, "layout": layout})
 

@@ -5,7 +5,7 @@
 // a 16×16 heatmap with its 256 numbers (benchmarks/profiles/README.md). patchHeatmap() does the same as plotly's
 // heatmap drawing for just the cells, in 2–4 ms: the bricks' colours (a new image, painted exactly as plotly.js
 // 4.1's heatmap/plot.js paints it: the same brick edges, gaps, colour interpolation and rounding) and every cell's
-// text and text colour (plotly's contrast rule: white on a dark cell, #444 on a light one). It also gives the chart's
+// text and text colour (black or white, whichever contrasts more: see contrast). It also gives the chart's
 // data, full data and calcdata the new cells, so hovering a cell (a label already shown is drawn again), the
 // toolbar's PNG download (drawn from the data) and a redraw from the calcdata (a resize) show the new numbers; the next Plotly.react replots as usual (plotly
 // compares data arrays by identity: a new figure's are new). tests/e2e/test_patch_browser.py checks that a patched
@@ -75,17 +75,34 @@ function scaleOf(trace) {
   };
 }
 
-// plotly's Color.contrast for an opaque cell: white when white contrasts with it more than the default line colour
-// #444 does (plotly.js 4's isDark: culori's WCAG contrast ratios, relative luminance of linearised sRGB)
+// A cell's number in black or white, whichever contrasts more with the cell (WCAG 2 contrast ratio of relative
+// luminances of linearised sRGB): one of the two always reaches 4.58:1, so every number meets WCAG AA (4.5:1) on any
+// colour scale. plotly's own rule (white, or #444 on a light cell) falls to 3.1:1 on mid-tone cells (issue 24, part 3).
 const linear = (v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
 const luminance = ([r, g, b]) => 0.2126 * linear(r / 255) + 0.7152 * linear(g / 255) + 0.0722 * linear(b / 255);
 const ratio = (a, b) => (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
 const WHITE = luminance([255, 255, 255]);
-const LINE = luminance([0x44, 0x44, 0x44]);
-const contrast = (c) => {
+const BLACK = 0;
+export const contrast = (c) => {
   const l = luminance(c);
-  return ratio(l, WHITE) > ratio(l, LINE) ? "#fff" : "#444";
+  return ratio(l, WHITE) > ratio(l, BLACK) ? "#fff" : "#000";
 };
+
+/** Every heatmap number of a drawn chart in black or white by its cell's colour (see contrast), where the trace leaves
+ * the text colour to plotly; called after each drawing by plotly (the patch colours its own cells). */
+export function colourLabels(gd) {
+  for (const group of gd.querySelectorAll(".heatmaplayer .hm")) {
+    const cd = group.__data__;
+    const trace = cd && cd[0] && cd[0].trace;
+    if (!trace || (trace.textfont && trace.textfont.color && trace.textfont.color !== "auto")) continue;
+    const scale = scaleOf(trace);
+    if (!scale) continue;
+    for (const el of group.querySelectorAll(":scope > g.heatmap-label > text")) {
+      const d = el.__data__;
+      if (d && Number.isFinite(d.z)) el.style.fill = contrast(scale(d.z));
+    }
+  }
+}
 
 // a cell text plotly writes as it is: one line, no entity, no LaTeX, and no pseudo-HTML tag; a lone "<" or ">" (the
 // bound of a number too small for the cell's digits: "<0.01", ">−0.01", ">0.99", ui/numbers.py) forms no tag, and

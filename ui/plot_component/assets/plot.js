@@ -22,7 +22,7 @@
 // render, and anything awaited would wait for that whole render (~30 ms on /qkv). The other redraws are queued and
 // run one per task, best first: charts in the viewport, then the rest in page order. Between two redraws the browser
 // may paint, so a chart shows its new numbers as soon as its own redraw is done.
-import { frameKey, patchHeatmap } from "./patch.js";
+import { colourLabels, frameKey, patchHeatmap } from "./patch.js";
 
 const PLOTLY_URL = new URL("./vendor/plotly-cartesian.min.js", import.meta.url).href;
 const decoder = new TextDecoder();
@@ -112,6 +112,11 @@ async function draw(job, Plotly, streamlitTemplate) {
         console.warn("attention_lab.plot: redrawing from scratch", job.label, err);
         await afresh();
       }
+    }
+    colourLabels(job.div);
+    if (!job.div.__alColoured && job.div.on) {  // plotly's own redraws (a resize) colour the numbers its way again
+      job.div.__alColoured = true;
+      job.div.on("plotly_afterplot", () => colourLabels(job.div));
     }
     job.state.drawn = true;
     job.state.frame = job.frame;
