@@ -12,7 +12,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 import lessons
 from lessons import link
 from lessons.base import CELL_KEY
-from ui import drag, draw, present, runtime, widgets
+from ui import drag, draw, present, runtime, scheme, widgets
 from ui.i18n import DEFAULT_LANG, LANGS, t
 from ui.icon import FAVICON
 
@@ -167,12 +167,14 @@ def pages() -> list:
 
 def main() -> None:
     present.from_link()
+    scheme.from_link()
     st.set_page_config(page_title="Attention Lab", page_icon=FAVICON, layout="wide",
                        initial_sidebar_state="collapsed" if present.on() else "auto")
     draw.page_style()
     present.style()
     _language()
     present.switch()
+    scheme.choice()
     _unknown_path()
     nav = st.navigation(pages())
     st.session_state.pop(runtime.SHARE_KEY, None)

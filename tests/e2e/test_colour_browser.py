@@ -1,18 +1,14 @@
 """Colour (issue 24, part 3) in Chromium: every number written in a heatmap cell keeps a contrast of at least 4.5:1
 (WCAG AA) with its cell, on every colour scheme (ui.figures.SCHEMES), over every cell of every registered lesson's
-charts. Measured on the screen, not computed: the text's colour as the browser paints it (its computed fill) against
-the cell's colour read from a screenshot of the chart, next to the text.
+charts. Measured on the page, not computed: the text's colour as the browser paints it (its computed fill) against
+the cell's colour as painted (the pixel under the number's centre in the image plotly paints the cells into).
 
 plotly.js's own rule (white, or #444 on a light cell) fell to about 3.1:1 on mid-tone cells (viridis' teal, red–blue's
 mid red); the charts now write each number in black or white, whichever contrasts more
 (ui/plot_component/assets/patch.js)."""
 from __future__ import annotations
 
-import io
-from collections import Counter
-
 import pytest
-from PIL import Image
 
 import lessons
 from ui.figures import SCHEMES
@@ -22,13 +18,31 @@ from .helpers import assert_no_exception, assert_no_page_errors, wait_for_app
 SIZE = {"width": 1280, "height": 720}
 AA = 4.5
 
-LABELS_JS = """(chart) => {
-  const box = chart.getBoundingClientRect();
-  return [...chart.querySelectorAll('.heatmap-label text')].filter((t) => t.textContent.trim()).map((t) => {
-    const r = t.getBBox ? t.getBoundingClientRect() : null;
-    return {text: t.textContent, fill: getComputedStyle(t).fill, x: r.left - box.left, y: r.top - box.top,
-            w: r.width, h: r.height};
-  });
+LABELS_JS = """async (chart) => {
+  // each heatmap trace is painted as one image of its cells (plotly's heatmap drawing); a number's cell is the image's
+  // pixel under the number's centre, read from the image itself (the text is not in it)
+  const out = [];
+  for (const group of chart.querySelectorAll('.heatmaplayer .hm')) {
+    const img = group.querySelector(':scope > image');
+    if (!img) continue;
+    const href = img.getAttribute('href') || img.getAttributeNS('http://www.w3.org/1999/xlink', 'href');
+    const pic = await new Promise((resolve) => { const i = new Image(); i.onload = () => resolve(i); i.src = href; });
+    const canvas = document.createElement('canvas');
+    canvas.width = pic.width; canvas.height = pic.height;
+    const ctx = canvas.getContext('2d');
+    ctx.drawImage(pic, 0, 0);
+    const box = img.getBoundingClientRect();
+    for (const t of group.querySelectorAll(':scope > g.heatmap-label > text')) {
+      if (!t.textContent.trim()) continue;
+      const r = t.getBoundingClientRect();
+      const x = Math.floor((r.left + r.width / 2 - box.left) / box.width * pic.width);
+      const y = Math.floor((r.top + r.height / 2 - box.top) / box.height * pic.height);
+      const p = ctx.getImageData(Math.min(Math.max(x, 0), pic.width - 1), Math.min(Math.max(y, 0), pic.height - 1),
+                                 1, 1).data;
+      out.push({text: t.textContent, fill: getComputedStyle(t).fill, bg: [p[0], p[1], p[2]], alpha: p[3]});
+    }
+  }
+  return out;
 }"""
 
 
@@ -57,17 +71,6 @@ def parse_rgb(css: str) -> tuple[int, int, int]:
     return tuple(int(float(x)) for x in inner.split(",")[:3])
 
 
-def cell_colour(img: Image.Image, label: dict, scale: float) -> tuple[int, int, int]:
-    """The cell's colour next to a label: the most common colour at the corners of the text's box (1 px inside), where
-    no glyph reaches."""
-    x0, y0 = label["x"] * scale, label["y"] * scale
-    x1, y1 = (label["x"] + label["w"]) * scale, (label["y"] + label["h"]) * scale
-    points = [(x0 + 1, y0 + 1), (x1 - 2, y0 + 1), (x0 + 1, y1 - 2), (x1 - 2, y1 - 2)]
-    seen = Counter(img.getpixel((int(min(max(x, 0), img.width - 1)), int(min(max(y, 0), img.height - 1))))[:3]
-                   for x, y in points)
-    return seen.most_common(1)[0][0]
-
-
 def check_page(page, where: str) -> int:
     """Every heatmap number on the page against its cell; returns how many were checked."""
     checked, worst = 0, []
@@ -76,17 +79,12 @@ def check_page(page, where: str) -> int:
         chart = charts.nth(i)
         chart.scroll_into_view_if_needed()
         page.wait_for_timeout(150)
-        labels = chart.evaluate(LABELS_JS)
-        if not labels:
-            continue
-        img = Image.open(io.BytesIO(chart.screenshot())).convert("RGB")
-        scale = img.width / max(chart.bounding_box()["width"], 1)
-        for label in labels:
-            bg = cell_colour(img, label, scale)
-            got = ratio(parse_rgb(label["fill"]), bg)
+        for label in chart.evaluate(LABELS_JS):
+            assert label["alpha"] == 255, f"{where}: no painted cell under the number {label['text']!r}"
+            got = ratio(parse_rgb(label["fill"]), label["bg"])
             checked += 1
             if got < AA:
-                worst.append((round(got, 2), label["text"], label["fill"], bg))
+                worst.append((round(got, 2), label["text"], label["fill"], tuple(label["bg"])))
     assert not worst, f"{where}: {len(worst)} of {checked} numbers under {AA}:1, e.g. {sorted(worst)[:5]}"
     return checked
 
