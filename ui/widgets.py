@@ -392,6 +392,7 @@ def share_panel(url: str | None, params: dict[str, str], *, key: str, left_out=(
     with panel:
         st.caption(t("share.help"))
         st.code(link, language=None, wrap_lines=True)
+        copy_button(link, key=f"{key}.copy")
         if note == "share.network":
             st.caption(t("share.network", host=md_escape(args["host"])))
         elif note == "share.local_only":
@@ -400,6 +401,56 @@ def share_panel(url: str | None, params: dict[str, str], *, key: str, left_out=(
             shorter = shorter_params(params, left_out)
             short = base + ("?" + urlencode(shorter) if shorter else "")
             st.dialog(t("share.qr_title"), width="large")(qr_dialog)(link, short if short != link else None)
+
+
+# A copy button that is always visible (st.code's own shows only while the pointer is over the code, which a teacher
+# at a projector, or a phone, never does). The Clipboard API needs a secure page (https, or localhost); a class opens
+# the app at the machine's network address over http, so there the text is copied the older way, through a selected
+# text area (document.execCommand("copy")). The button says whether it worked.
+COPY_HTML = '<button type="button" class="al-copy"></button>'
+COPY_CSS = (".al-copy{font:inherit;font-size:0.95rem;padding:0.3rem 0.8rem;border:1px solid rgba(49,51,63,0.3);"
+            "border-radius:0.5rem;background:#fff;color:rgb(49,51,63);cursor:pointer}"
+            ".al-copy:hover{border-color:#ff4b4b;color:#ff4b4b}")
+COPY_JS = """
+export default function ({ parentElement, data }) {
+  const button = parentElement.querySelector("button.al-copy");
+  button.textContent = "⧉ " + data.label;
+  button.title = data.help;
+  const older = (text) => {
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    let ok = false;
+    try { ok = document.execCommand("copy"); } catch (err) { ok = false; }
+    area.remove();
+    return ok;
+  };
+  button.onclick = async () => {
+    let ok = false;
+    if (navigator.clipboard && window.isSecureContext) {
+      try { await navigator.clipboard.writeText(data.text); ok = true; } catch (err) { ok = older(data.text); }
+    } else {
+      ok = older(data.text);
+    }
+    button.textContent = ok ? "✓ " + data.done : data.failed;
+    clearTimeout(button.__alTimer);
+    button.__alTimer = setTimeout(() => { button.textContent = "⧉ " + data.label; }, 2500);
+  };
+}
+"""
+
+
+def copy_button(text: str, *, key: str) -> None:
+    """A button that copies ``text`` to the clipboard, visible without hovering (COPY_JS); its words are
+    ``share.copy*``."""
+    mount = st.components.v2.component("attention_lab.copy", html=COPY_HTML, css=COPY_CSS, js=COPY_JS)
+    mount(key=key, data={"text": text, "label": t("share.copy"), "help": t("share.copy_help"),
+                         "done": t("share.copied"), "failed": t("share.copy_failed")}, width="content",
+          height="content")
 
 
 @st.cache_resource(show_spinner=False)

@@ -6,6 +6,7 @@ opens on this computer only (ui/share.py; the network address is tested in tests
 from __future__ import annotations
 
 import io
+import re
 from urllib.parse import urlencode
 
 import pytest
@@ -51,6 +52,17 @@ def test_the_qr_code_on_screen_is_the_pages_link(page, page_errors, app_server, 
     link = open_qr(page, "en")
     assert link.startswith(f"{app_server}/{lesson}?") and query_of(link) == query_of(page.url)
     assert read_qr(page) == link
+    page.keyboard.press("Escape")  # the dialog closed: the panel's copy button, visible without hovering
+    page.locator(DIALOG).wait_for(state="hidden", timeout=15_000)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=app_server)
+    copy = page.locator(SIDEBAR).get_by_role("button", name=re.compile(table("en")["share.copy"]))
+    copy.wait_for(state="visible", timeout=15_000)
+    page.mouse.move(5, 5)  # the pointer away from the panel
+    assert copy.is_visible()
+    copy.click()
+    page.locator(SIDEBAR).get_by_role("button", name=re.compile(table("en")["share.copied"])).wait_for(
+        state="visible", timeout=10_000)  # the button says it worked
+    assert page.evaluate("navigator.clipboard.readText()") == link
     assert table("en")["share.local_only"] in page.locator(SIDEBAR).inner_text()
     assert_no_exception(page)
     assert_no_page_errors(page_errors)
