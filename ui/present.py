@@ -35,6 +35,12 @@ export default function ({ data, setTriggerValue }) {
   const P = window.__attentionLabPresent || (window.__attentionLabPresent = install());
   P.on = !!(data && data.on);
   P.send = setTriggerValue;
+  const where = data && data.where;
+  if (P.where !== undefined && P.where !== where) {  // another step: the new stage from its top
+    let el = document.querySelector(".st-key-present-bar");
+    for (; el; el = el.parentElement) if (el.scrollTop > 0) el.scrollTo({ top: 0 });
+  }
+  P.where = where;
 }
 const OWN = "input, textarea, select, [role=slider], [role=tab], [role=radio], [role=listbox], [role=option], " +
             "[role=combobox], [contenteditable=''], [contenteditable=true], .stDataFrame";
@@ -158,10 +164,11 @@ def _on_key(lesson_key: str) -> None:
         go(lesson_key, report["d"])
 
 
-def _keyboard(lesson_key: str) -> None:
+def _keyboard(lesson_key: str, step_: int) -> None:
+    """The keyboard's component; told the lesson and step shown, so that a new step starts at the page's top."""
     mount = st.components.v2.component("attention_lab.present_keys", js=KEYS_JS)
-    mount(key=KEYS_KEY, data={"on": True}, on_key_change=lambda: _on_key(lesson_key), width="stretch",
-          height="content")
+    mount(key=KEYS_KEY, data={"on": True, "where": f"{lesson_key}:{step_}"}, on_key_change=lambda: _on_key(lesson_key),
+          width="stretch", height="content")
 
 
 def bar(page, *, url: str | None, network_ip: str | None) -> None:
@@ -183,7 +190,7 @@ def bar(page, *, url: str | None, network_ip: str | None) -> None:
             _qr(page, url, network_ip)
         st.button(t("present.exit"), key="present.exit", icon=":material/close_fullscreen:",
                   help=t("present.exit_help"), on_click=lambda: st.session_state.update({PRESENT_KEY: False}))
-    _keyboard(key)
+    _keyboard(key, k)
 
 
 def _qr(page, url: str | None, network_ip: str | None) -> None:

@@ -1,7 +1,8 @@
 """Presentation mode (ui/present.py, issue 24 part 1) in Chromium, on every registered lesson at 1280×720:
 
 - the keyboard paces the reveal as a presentation clicker does (→ / Page Down forward, ← / Page Up back), the step
-  in the address bar and in the bar's words; an arrow key pressed on a slider moves the slider, not the step;
+  in the address bar and in the bar's words; a new step starts at the page's top; an arrow key pressed on a slider
+  moves the slider, not the step;
 - cause and effect on one screen: at the stage of the lesson's main picture (``Lesson.present.picture``), the page
   scrolled so that its main control (``Lesson.present.controls[0]``) sits under the sticky bar shows the whole picture
   too, inside the window;
@@ -23,6 +24,15 @@ from .helpers import assert_no_exception, assert_no_page_errors, query_of, sel, 
 
 SIZE = {"width": 1280, "height": 720}
 BAR = ".st-key-present-bar"
+
+
+SCROLLED_JS = ("() => { let m = 0; for (let e = document.querySelector('.st-key-present-bar'); e; e = e.parentElement)"
+               " m = Math.max(m, e.scrollTop); return m; }")
+
+
+def scrolled(page) -> float:
+    """How far the page is scrolled down (its scrolling element is one of the bar's ancestors)."""
+    return page.evaluate(SCROLLED_JS)
 
 
 def step_in_url(page) -> str | None:
@@ -88,6 +98,17 @@ def test_a_clicker_paces_the_stages_and_control_and_picture_share_the_screen(bro
         assert p["y"] >= under - 1 and p["y"] + p["height"] <= SIZE["height"] + 1, (
             f"{lesson.key}: the main picture ({p['height']:.0f} px, from y = {p['y']:.0f}) is not on screen with the "
             f"main control (y = {c['y']:.0f}) under the bar (to y = {under:.0f})")
+
+        if k < n:  # a new step starts at the page's top (it was scrolled down to the picture)
+            assert scrolled(page) > 0
+            page.evaluate("() => document.activeElement && document.activeElement.blur()")  # no control has the focus
+            page.keyboard.press("PageDown")
+            wait_step(page, k + 1, n)
+            page.wait_for_function(f"() => ({SCROLLED_JS})() === 0", timeout=10_000)
+            page.keyboard.press("PageUp")
+            wait_step(page, k, n)
+            page.wait_for_timeout(500)
+            control, picture = main_control(page, lesson)
 
         slider = control.locator("[role='slider']").first
         if slider.count():  # an arrow key on a slider is the slider's
