@@ -18,6 +18,7 @@ from .multihead import LESSON as MULTIHEAD
 from .positional import LESSON as POSITIONAL
 from .qkv import LESSON as QKV
 from .scaling import LESSON as SCALING
+from .training import LESSON as TRAINING
 
 EXTRA_ENV = "ATTN_LAB_EXTRA_LESSONS"
 """An environment variable naming a folder of extra lessons: its ``lessons.py`` lists them in ``LESSONS`` (pages and
@@ -38,11 +39,11 @@ def _extra_lessons() -> list[Lesson]:
     return list(module.LESSONS)
 
 
-REGISTRY: list[Lesson] = [QKV, SCALING, MASKS, MULTIHEAD, POSITIONAL, CROSS]
+REGISTRY: list[Lesson] = [QKV, SCALING, MASKS, MULTIHEAD, POSITIONAL, CROSS, TRAINING]
 """The lessons in teaching order (a list, so a test can register a throwaway lesson for the duration of a test),
 then the extra ones of ``ATTN_LAB_EXTRA_LESSONS``."""
 
-PLANNED: tuple[str, ...] = ("training",)
+PLANNED: tuple[str, ...] = ()
 """Lessons the home page announces as coming (texts planned.<key>), until a lesson with that key is in REGISTRY."""
 
 
