@@ -95,9 +95,10 @@ class Int(Field):
     allowed: tuple[int, ...] | None = None
 
     def parse(self, raw: str) -> int:
-        if not _INT.match(raw.strip()):
+        text = raw.strip()  # (Python's whitespace, which int() alone does not all take: "0\x1f" raised ValueError)
+        if not _INT.match(text):
             raise Refusal("invalid")
-        v = int(raw)
+        v = int(text)
         if not self.lo <= v <= self.hi or (self.allowed is not None and v not in self.allowed):
             raise Refusal("invalid")
         return v

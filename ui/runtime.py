@@ -201,20 +201,37 @@ class Page:
             if st.session_state.get(SHARE_PANEL_KEY):
                 st.rerun(scope="app")
 
-    def live(self, body: Callable[[Page], None]) -> None:
+    def live(self, body: Callable[[Page], None], *, run_every: float | None = None,
+             before: Callable[[Page], None] | None = None) -> None:
         """Run ``body(page)`` as an ``st.fragment``: a widget drawn inside it reruns only the fragment (the frame,
-        the title and the controls above are not redrawn), and the link stays current."""
-        _live_fragment(self, body)
+        the title and the controls above are not redrawn), and the link stays current.
+
+        A fragment that plays by itself (a step moving on a timer): ``run_every`` seconds (None: only when a widget in
+        it changes), and ``before(page)``, run first in every run of the fragment, timed or not (e.g. the next step
+        while playing; it may call ``st.rerun(scope="app")`` to stop the timer). Passing ``before`` keeps the
+        fragment the same one whether it is timed or not."""
+        if run_every is None and before is None:
+            _live_fragment(self, body)
+            return
+
+        def timed() -> None:
+            if before is not None:
+                before(self)
+            _live_body(self, body)
+
+        st.fragment(timed, run_every=run_every)()
 
 
-@st.fragment
-def _live_fragment(page: Page, body: Callable[[Page], None]) -> None:
+def _live_body(page: Page, body: Callable[[Page], None]) -> None:
     name = getattr(body, "__name__", "live")
     # One container per live fragment (layout-neutral: its elements keep their gaps), holding the fragment's own
     # drag relay, so a slider dragged inside it reruns this fragment only, as its key press does (ui/drag.py).
     with st.container(key=f"al-live-{page.lesson.key}-{name}"):
         drag.mount(f"{page.lesson.key}.{name}")
         guarded(page, lambda p: (p.publish(), body(p)), where=name)
+
+
+_live_fragment = st.fragment(_live_body)
 
 
 def guarded(page: Page, body: Callable[[Page], None], *, where: str = "page") -> None:
