@@ -24,9 +24,10 @@ What is measured, in headless Chromium (Debian's /usr/bin/chromium, driven by Pl
 Cases: the minimal page (benchmarks/minimal_app.py: one slider, one 3×3 heatmap with numbers); /qkv with the
 default 3 tokens (犬 が 歩く), the one-cell slider (its label starts with the matrix name, "X …") and the d_k
 slider; /qkv opened from a link with 16 tokens and d_model = d_k = d_v = 16, the same two sliders; /multihead (its
-hand-set example, 4 tokens, d_model 8, 2 heads) with its one-cell slider, timed to head 1's weights. Each case has
-its own browser page (own session). Moves run round-robin, one move per case per round, each from an idle app, so
-drift in machine load hits all cases alike.
+hand-set example, 4 tokens, d_model 8, 2 heads) with its one-cell slider, timed to head 1's weights; /training (its
+default setup, trained once and cached) with its step slider, timed to the chosen example's weights at that step.
+Each case has its own browser page (own session). Moves run round-robin, one move per case per round, each from an
+idle app, so drift in machine load hits all cases alike.
 
 Keys: --sweep presses of one arrow key, as many of the other back, and again (the first sweep towards the farther
 end), so values stay in range. Not plain alternation (--sweep 1): Streamlit sends an element of ≥ 10 kB that the
@@ -82,6 +83,8 @@ APP_IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 QUIET_S = 0.4  # a run is over when the app is idle and no websocket frame came for this long
 CELL_SLIDER = r"^X\W"  # "X, row 1, column 1" / "X の 1 行 1 列の値"
 DK_SLIDER = r"^d_k(\W|$)"
+TRAINING_STEP = r"^学習ステップ"  # the training lab's step slider (Japanese, the default language)
+TRAINING_TITLE = "のアテンションの重み"  # "ステップ k のアテンションの重み": the chosen example's weights at step k
 LINK16 = "/qkv?" + urlencode({"v": 1, "p": "custom", "t": "a b c d e f g h i j k l m n o p", "dm": 16, "dk": 16,
                               "dv": 16, "s": 0, "m": "xw", "q": 0})
 
@@ -299,6 +302,7 @@ CASES = [
     ("/qkv 16 tokens (16/16/16), cell slider", "app", LINK16, CELL_SLIDER, WEIGHTS_TITLE),
     ("/qkv 16 tokens, d_k slider", "app", LINK16, DK_SLIDER, WEIGHTS_TITLE),
     ("/multihead 4 tokens, cell slider", "app", "/multihead", CELL_SLIDER, HEAD1_TITLE),
+    ("/training step slider", "app", "/training", TRAINING_STEP, TRAINING_TITLE),
 ]
 
 
