@@ -181,6 +181,7 @@ def main() -> None:
     share_slot = st.sidebar.container()
     widgets.show_notices(runtime.pop_notices(runtime.FRAME))
     runtime.page_opened(nav.url_path)
+    present.home_note(nav.url_path)
     nav.run()
     params = runtime.url_params()
     link = urlencode(params)

@@ -120,16 +120,21 @@ def scrub(page: runtime.Page) -> None:
     on_answer = float(np.mean([W[i, key_of[i]] for i in range(len(toks)) if has[i]]))
     h = r.history
     if page.reveals("watch"):
-        st.subheader(t("training.sec.watch"))
-        st.markdown(_phase(state, r, on_answer))
+        low = 40 if page.presenting else None  # on a projector the weights fit one screen with the step slider
+        if not page.presenting:  # (there the bar names the stage, and the words come under the pictures)
+            st.subheader(t("training.sec.watch"))
+            st.markdown(_phase(state, r, on_answer))
         s1, s2 = charts.chart_columns(charts.heatmap_need(W, toks, toks, weights=True),
                                       charts.heatmap_need(ideal, toks, toks, weights=True))
         with s1:
             charts.show_heatmap("train_weights", W, toks, toks, weights=True, key="training.fig.weights",
-                                title_args={"step": state.step}, caption=t("training.fig.weights_caption"))
+                                title_args={"step": state.step}, caption=t("training.fig.weights_caption"),
+                                cell_px=low)
         with s2:
             charts.show_heatmap("train_ideal", ideal, toks, toks, weights=True, key="training.fig.ideal",
-                                caption=_ideal_caption(state.task))
+                                caption=_ideal_caption(state.task), cell_px=low)
+        if page.presenting:
+            st.markdown(_phase(state, r, on_answer))
         curves = [(chart_text(t("training.curve.held_out")), h.held_out_loss),
                   (chart_text(t("training.curve.batch")), h.loss)]
         top = float(max(h.loss.max(), h.held_out_loss.max()))

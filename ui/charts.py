@@ -111,13 +111,13 @@ def _ready(spec: dict) -> dict:
 def _heatmap_ready(M, rows: tuple, cols: tuple, texts: tuple, weights: bool, role: str | None,
                    highlight_rows: tuple[int, ...], zmax: float | None = None, width_px: float | None = None,
                    notes: tuple = ("", ""), blocks: tuple[int, int] = (1, 1), big: bool = False,
-                   scheme: str = "default", exact=None) -> dict:
+                   scheme: str = "default", cell_px: int | None = None, exact=None) -> dict:
     title, row_title, col_title, hover = texts
     range_note, rounded_note = notes
     return _ready(F.heatmap_spec(M, rows, cols, title=title, row_title=row_title, col_title=col_title, hover=hover,
                                  weights=weights, role=role, highlight_rows=highlight_rows, zmax=zmax,
                                  width_px=width_px, range_note=range_note, rounded_note=rounded_note, exact=exact,
-                                 blocks=blocks, big=big, scheme=scheme))
+                                 blocks=blocks, big=big, scheme=scheme, cell_px=cell_px))
 
 
 @lru_cache(maxsize=96)
@@ -338,7 +338,7 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
                  highlight_rows: int | Iterable[int] | None = None, key: str | None = None,
                  caption: str | None = None,
                  title_args: dict | None = None, zmax: float | None = None, exact=None,
-                 blocks: tuple[int, int] = (1, 1)) -> None:
+                 blocks: tuple[int, int] = (1, 1), cell_px: int | None = None) -> None:
     """Draw a named matrix (title, axis titles and hover text from the language tables, key 'fig.<name>.*').
     −∞ cells (masked scores) are grey and written "−∞". ``exact`` (weights): which weights are exactly 0 or 1,
     ``ui.numbers.softmax_exact(scaled_scores)``; the others are never written "0.00" or "1.00" (ui.numbers).
@@ -348,13 +348,14 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
     (``fig.note.range_widened``). The chart is laid out for the width of the :func:`chart_columns` slot it is drawn
     in (default the whole main column): numbers that cannot fit with 2 decimals are shortened, said under the title
     (``fig.note.rounded``). ``blocks``: (row blocks, column blocks) framed, e.g. a multi-head matrix's heads
-    (ui.figures.block_frames)."""
+    (ui.figures.block_frames). ``cell_px``: the cells' height asked for (default from the rows; taller where a number
+    needs it), e.g. lower for a picture that must fit a projector's screen beside its control."""
     A = np.ascontiguousarray(M, dtype=np.float64)
     texts = _fig_texts(name, title_args)
     notes = (t("fig.note.range_widened"), t("fig.note.rounded"))  # templates, filled by the figure
     args = (tuple(str(r) for r in rows), tuple(str(c) for c in cols), texts, weights, role,
             tuple(F.frame_rows(highlight_rows)), None if zmax is None else float(zmax), slot_width(), notes,
-            (int(blocks[0]), int(blocks[1])), present.on(), scheme.current())
+            (int(blocks[0]), int(blocks[1])), present.on(), scheme.current(), cell_px)
     template = pio.templates.default
     cached = template is None or isinstance(template, str)
     E = None if exact is None or not weights else np.ascontiguousarray(exact, dtype=bool)

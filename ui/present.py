@@ -13,6 +13,7 @@ The mode is the frame's (``frame.present``, like the language); the step is each
 """
 from __future__ import annotations
 
+import re
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -36,26 +37,50 @@ export default function ({ data, setTriggerValue }) {
   P.on = !!(data && data.on);
   P.send = setTriggerValue;
   const where = data && data.where;
-  if (P.where !== undefined && P.where !== where) {  // another step: the new stage from its top
-    let el = document.querySelector(".st-key-present-bar");
-    for (; el; el = el.parentElement) if (el.scrollTop > 0) el.scrollTo({ top: 0 });
-  }
+  if (P.where !== where) align(data.anchor, data.picture);  // a new step, or the page opened: the stage in view
   P.where = where;
 }
 const OWN = "input, textarea, select, [role=slider], [role=tab], [role=radio], [role=listbox], [role=option], " +
-            "[role=combobox], [contenteditable=''], [contenteditable=true], .stDataFrame";
+            "[role=combobox], [role=dialog], [contenteditable=''], [contenteditable=true], .stDataFrame";
 function install() {
   const P = { on: false, send: null, n: 0 };
   document.addEventListener("keydown", (e) => {
     if (!P.on || !P.send || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.defaultPrevented) return;
     const d = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 }[e.key];
     const el = e.target;
-    if (!d || (el && el.closest && el.closest(OWN))) return;
+    if (!d || (el && el.closest && el.closest(OWN)) || document.querySelector("[role=dialog]")) return;
     e.preventDefault();
     P.n += 1;
     P.send("key", { d: d, n: P.n });
   }, true);
   return P;
+}
+// Scroll the page so that the lesson's main control (the element of `anchor` nearest above the main picture, `picture`,
+// at its stage; else above the stage's first chart) sits just under the bar, with the pictures below it; the page's
+// top when the stage has no such control. Done once the run is over and the charts are there (at most 4 s).
+function align(anchor, picture) {
+  const started = performance.now();
+  const tick = () => {
+    const app = document.querySelector("[data-testid='stApp']");
+    const idle = app && app.getAttribute("data-test-script-state") === "notRunning";
+    const chart = (picture && document.querySelector(picture + " .js-plotly-plot")) ||
+                  document.querySelector(".js-plotly-plot");
+    if ((!idle || !chart) && performance.now() - started < 4000) return void setTimeout(tick, 100);
+    const bar = document.querySelector(".st-key-present-bar");
+    if (!bar) return;
+    let scroller = bar.parentElement;
+    while (scroller && !(scroller.scrollHeight > scroller.clientHeight + 1 &&
+                         /(auto|scroll)/.test(getComputedStyle(scroller).overflowY))) scroller = scroller.parentElement;
+    if (!scroller) return;
+    const top = chart ? chart.getBoundingClientRect().top : Infinity;
+    const controls = anchor ? [...document.querySelectorAll(anchor)] : [];
+    const above = controls.filter((c) => c.getBoundingClientRect().height > 0 && c.getBoundingClientRect().top < top);
+    const target = above.length ? above[above.length - 1] : null;
+    if (!target) return void scroller.scrollTo({ top: 0 });
+    const gap = target.getBoundingClientRect().top - bar.getBoundingClientRect().bottom - 8;
+    scroller.scrollTo({ top: Math.max(scroller.scrollTop + gap, 0) });
+  };
+  setTimeout(tick, 150);
 }
 """
 STYLE = ("<style>html{font-size:18px}"  # larger type everywhere (Streamlit's sizes are in rem; 16 px normally)
@@ -64,8 +89,9 @@ STYLE = ("<style>html{font-size:18px}"  # larger type everywhere (Streamlit's si
          # clear of the header's button that opens the sidebar (top left) and its menu (top right)
          "header[data-testid='stHeader']{background:transparent;pointer-events:none}"
          "header[data-testid='stHeader'] *{pointer-events:auto}"
-         ".st-key-present-bar{position:sticky;top:0;z-index:999991;background:#fff;"
-         "border-bottom:2px solid #E69F00;padding:4px 0 6px}"
+         # (sticky is the bar's wrapper, a child of the page's column: the bar itself sticks only inside its wrapper)
+         "[data-testid='stLayoutWrapper']:has(> .st-key-present-bar){position:sticky;top:0;z-index:999991}"
+         ".st-key-present-bar{background:#fff;border-bottom:2px solid #E69F00;padding:4px 0 6px}"
          ".st-key-present-bar p{font-size:1.05rem;font-weight:600;margin:0}"
          "[data-testid='stMainBlockContainer'] h1{font-size:1.9rem;padding:0.2rem 0}"
          # small print is not read from the back of a room: the teacher says it
@@ -80,10 +106,18 @@ def from_link() -> None:
         return
     asked = st.query_params.get(ON)
     st.session_state[PRESENT_KEY] = asked == "1"
-    if asked not in (None, "0", "1"):
-        from . import runtime
+    from . import runtime
 
+    if asked not in (None, "0", "1"):
         runtime.push_notices(runtime.FRAME, [("present_bad", {"value": str(asked)[:20]})])
+    elif asked != "1" and st.query_params.get(STEP) is not None:  # a step without the mode: said, not dropped
+        runtime.push_notices(runtime.FRAME, [("reveal_ignored", {"value": str(st.query_params.get(STEP))[:20]})])
+
+
+def home_note(url_path: str) -> None:
+    """On a page that is no lesson (the home page) in presentation mode: say that the mode paces a lesson."""
+    if on() and url_path in ("", "home"):
+        st.info(t("present.home"), icon=":material/co_present:")
 
 
 def on() -> bool:
@@ -99,7 +133,8 @@ def control_name(widget: str) -> str:
 
 def switch() -> None:
     """The frame's switch (in the sidebar): presentation mode on or off, the lesson's state kept."""
-    st.sidebar.toggle(t("present.switch"), key=PRESENT_KEY, help=t("present.switch_help"))
+    st.sidebar.toggle(t("present.switch"), key=PRESENT_KEY, help=t("present.switch_help"),
+                      on_change=lambda: None if st.session_state.get(PRESENT_KEY) else leave())
 
 
 def style() -> None:
@@ -122,14 +157,17 @@ def step(page) -> int:
         raw = st.query_params.get(STEP)
         used = 1
         if raw is not None:
-            try:
-                asked = int(str(raw).strip())
-            except ValueError:
-                page.notify("reveal_bad", {"value": str(raw)[:20], "n": n})
+            text = str(raw).strip()
+            if not re.fullmatch(r"[+-]?\d+", text):
+                page.notify("reveal_bad", {"value": text[:20], "n": n})
             else:
-                used = min(max(asked, 1), n)
-                if used != asked:
-                    page.notify("reveal_clamped", {"asked": asked, "used": used, "n": n})
+                negative = text.startswith("-")
+                digits = text.lstrip("+-").lstrip("0") or "0"
+                asked = int(text) if len(digits) <= 6 else None  # a number of 5,000 digits is past the end too
+                used = (1 if negative else n) if asked is None else min(max(asked, 1), n)
+                if asked is None or used != asked:
+                    shown = text if len(text) <= 12 else text[:10] + "…"
+                    page.notify("reveal_clamped", {"asked": shown, "used": used, "n": n})
         st.session_state[key] = used
     return st.session_state[key]
 
@@ -144,6 +182,14 @@ def go(lesson_key: str, delta: int) -> None:
     n = len(lessons.by_key(lesson_key).present.stages)
     key = _step_key(lesson_key)
     st.session_state[key] = min(max(int(st.session_state.get(key, 1)) + int(delta), 1), n)
+    st.session_state.pop(f"{lesson_key}:top:shown", None)  # a notice about the step the link asked for: now old
+
+
+def leave() -> None:
+    """Leave presentation mode (the lesson's state kept); the next time it starts at step 1."""
+    st.session_state[PRESENT_KEY] = False
+    for k in [k for k in st.session_state if str(k).endswith(":" + STEP)]:
+        del st.session_state[k]
 
 
 def link_params(share_params: dict) -> dict[str, str]:
@@ -164,11 +210,17 @@ def _on_key(lesson_key: str) -> None:
         go(lesson_key, report["d"])
 
 
-def _keyboard(lesson_key: str, step_: int) -> None:
-    """The keyboard's component; told the lesson and step shown, so that a new step starts at the page's top."""
+def _keyboard(lesson, step_: int) -> None:
+    """The keyboard's component; told the lesson and step shown, so that a new step is brought into view with the
+    lesson's main control (its widgets' CSS classes start ``st-key-<key>-<control>``) under the bar."""
     mount = st.components.v2.component("attention_lab.present_keys", js=KEYS_JS)
-    mount(key=KEYS_KEY, data={"on": True, "where": f"{lesson_key}:{step_}"}, on_key_change=lambda: _on_key(lesson_key),
-          width="stretch", height="content")
+    anchor = f"[class*='st-key-{lesson.key}-{lesson.present.controls[0]}']"
+    stage_, chart = lesson.present.picture
+    picture = ".st-key-" + "".join(c if c.isalnum() or c in "_-" else "-" for c in chart)
+    at_picture = lesson.present.stages[step_ - 1] == stage_
+    mount(key=KEYS_KEY, data={"on": True, "where": f"{lesson.key}:{step_}", "anchor": anchor,
+                              "picture": picture if at_picture else None},
+          on_key_change=lambda: _on_key(lesson.key), width="stretch", height="content")
 
 
 def bar(page, *, url: str | None, network_ip: str | None) -> None:
@@ -180,17 +232,18 @@ def bar(page, *, url: str | None, network_ip: str | None) -> None:
     stages = lesson.present.stages
     k = step(page)
     key = lesson.key
+    # the buttons first, in fixed places (no help: a tooltip left under the pointer would cover the page), then the
+    # step's words, which may wrap
     with st.container(horizontal=True, vertical_alignment="center", key="present-bar"):
         st.button(t("present.back"), key="present.back", icon=":material/arrow_back:", disabled=k <= 1,
-                  on_click=go, args=(key, -1), help=t("present.keys_help"))
-        st.markdown(t("present.step", k=k, n=len(stages), stage=t(f"{key}.stage.{stages[k - 1]}")))
+                  on_click=go, args=(key, -1))
         st.button(t("present.next"), key="present.next", icon=":material/arrow_forward:", disabled=k >= len(stages),
-                  on_click=go, args=(key, 1), type="primary", help=t("present.keys_help"))
-        if st.button(t("present.qr"), key="present.qr", icon=":material/qr_code_2:", help=t("share.qr_button")):
+                  on_click=go, args=(key, 1), type="primary")
+        if st.button(t("present.qr"), key="present.qr", icon=":material/qr_code_2:"):
             _qr(page, url, network_ip)
-        st.button(t("present.exit"), key="present.exit", icon=":material/close_fullscreen:",
-                  help=t("present.exit_help"), on_click=lambda: st.session_state.update({PRESENT_KEY: False}))
-    _keyboard(key, k)
+        st.button(t("present.exit"), key="present.exit", icon=":material/close_fullscreen:", on_click=leave)
+        st.markdown(t("present.step", k=k, n=len(stages), stage=t(f"{key}.stage.{stages[k - 1]}")))
+    _keyboard(lesson, k)
 
 
 def _qr(page, url: str | None, network_ip: str | None) -> None:

@@ -410,11 +410,11 @@ def share_panel(url: str | None, params: dict[str, str], *, key: str, left_out=(
 COPY_HTML = '<button type="button" class="al-copy"></button>'
 COPY_CSS = (".al-copy{font:inherit;font-size:0.95rem;padding:0.3rem 0.8rem;border:1px solid rgba(49,51,63,0.3);"
             "border-radius:0.5rem;background:#fff;color:rgb(49,51,63);cursor:pointer}"
-            ".al-copy:hover{border-color:#ff4b4b;color:#ff4b4b}")
+            ".al-copy:hover{border-color:#1c83e1;color:#1c83e1}.al-copy.done{border-color:#1a7f37;color:#1a7f37}")
 COPY_JS = """
 export default function ({ parentElement, data }) {
   const button = parentElement.querySelector("button.al-copy");
-  button.textContent = "⧉ " + data.label;
+  button.textContent = data.label;
   button.title = data.help;
   const older = (text) => {
     const area = document.createElement("textarea");
@@ -437,8 +437,9 @@ export default function ({ parentElement, data }) {
       ok = older(data.text);
     }
     button.textContent = ok ? "✓ " + data.done : data.failed;
+    button.classList.toggle("done", ok);
     clearTimeout(button.__alTimer);
-    button.__alTimer = setTimeout(() => { button.textContent = "⧉ " + data.label; }, 2500);
+    button.__alTimer = setTimeout(() => { button.textContent = data.label; button.classList.remove("done"); }, 2500);
   };
 }
 """

@@ -164,3 +164,45 @@ def test_a_step_or_mode_the_link_cannot_give_is_said(params, code, args, lang):
         assert published(at)["reveal"] == ("1" if args.get("asked") == 0 or code == "reveal_bad" else str(n))
     else:
         assert "present" not in published(at)
+
+
+def test_a_huge_step_is_past_the_end_and_said_so():
+    """A trial: reveal=9…9 (5,000 digits) was called "not a whole number" and opened step 1."""
+    lesson = lessons.REGISTRY[0]
+    at = ok(open_page(lesson, {"present": "1", "reveal": "9" * 5000}))
+    lead = table("ja")["notice.reveal_clamped"].split("{")[0]
+    assert any(lead in w.value for w in at.warning) and published(at)["reveal"] == str(len(lesson.present.stages))
+    assert all(len(w.value) < 400 for w in at.warning)  # the number quoted short
+
+
+def test_a_notice_about_the_links_step_goes_when_the_step_changes():
+    """A trial: after reveal=99 and Back, the box still said "step 6 is shown" under "step 5 of 6"."""
+    lesson = lessons.REGISTRY[0]
+    at = ok(open_page(lesson, {"present": "1", "reveal": "99"}))
+    assert at.warning
+    ok(at.button(key="present.back").click().run())
+    assert not at.warning, [w.value for w in at.warning]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_step_without_presentation_mode_is_said(lang):
+    at = ok(open_page(lessons.REGISTRY[0], {"lang": lang, "reveal": "3"}))
+    lead = table(lang)["notice.reveal_ignored"].split("{")[0]
+    assert any(lead in w.value for w in at.warning), [w.value for w in at.warning]
+    assert "reveal" not in published(at) and "present" not in published(at)
+
+
+def test_the_home_page_says_what_presentation_mode_does():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["present"] = "1"
+    ok(at.run())
+    assert any(table("ja")["present.home"] in i.value for i in at.info)
+
+
+def test_leaving_and_coming_back_starts_at_step_one():
+    """A trial: the switch turned on again reopened the step last shown, though the link no longer had it."""
+    lesson = lessons.REGISTRY[0]
+    at = ok(open_page(lesson, {"present": "1", "reveal": "3"}))
+    ok(at.button(key="present.exit").click().run())
+    ok(at.toggle(key="frame.present").set_value(True).run())
+    assert published(at)["reveal"] == "1"
