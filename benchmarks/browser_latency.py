@@ -83,7 +83,7 @@ APP_IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 QUIET_S = 0.4  # a run is over when the app is idle and no websocket frame came for this long
 CELL_SLIDER = r"^X\W"  # "X, row 1, column 1" / "X の 1 行 1 列の値"
 DK_SLIDER = r"^d_k(\W|$)"
-TRAINING_STEP = r"^学習ステップ"  # the training lab's step slider (Japanese, the default language)
+TRAINING_STEP = r"^学習ステップ(?!数)"  # the training lab's step slider (Japanese, the default language)
 TRAINING_TITLE = "のアテンションの重み"  # "ステップ k のアテンションの重み": the chosen example's weights at step k
 LINK16 = "/qkv?" + urlencode({"v": 1, "p": "custom", "t": "a b c d e f g h i j k l m n o p", "dm": 16, "dk": 16,
                               "dv": 16, "s": 0, "m": "xw", "q": 0})
