@@ -8,6 +8,7 @@ import streamlit as st
 
 from .figures import SCHEMES
 from .i18n import current_lang, t
+from .widgets import sync
 
 KEY = "frame.colors"  # the sidebar's choice
 LINK = "colors"  # its link key (lessons.link.IGNORED_KEYS)
@@ -33,10 +34,10 @@ def current() -> str:
 
 
 def choice() -> None:
-    """The sidebar's choice of scheme (its own widget key, set from the session's choice on every run: its option
-    texts change with the language, which makes it a new widget to Streamlit)."""
+    """The sidebar's choice of scheme (its own widget key, set from the session's choice when they differ:
+    :func:`ui.widgets.sync`)."""
     widget = KEY + ".choice"
-    st.session_state[widget] = current()
+    sync(widget, current())
     lang = current_lang()  # the option texts of this run's language, whenever they are asked for
     st.sidebar.selectbox(t("scheme.label"), list(SCHEMES), key=widget,
                          format_func=lambda k: t(f"scheme.{k}", lang=lang),

@@ -53,8 +53,16 @@ def _index(value) -> int:
 
 def sync(key: str, value) -> None:
     """Set a widget's session value from the lesson state before the widget is drawn (no value= too, except for a
-    slider: see below). Set on every run, even when equal: a widget whose labels change (a language switch) is a
-    new widget to Streamlit and would otherwise show no selection."""
+    slider: see below), only when it differs.
+
+    Only when it differs: a value written through session state is pushed to the browser as the widget's new value.
+    Written on every run, a rerun started by one field (Enter in the first sentence field on /masks) wrote the second
+    field's old text back over what the person was typing in it meanwhile, and the typed text was lost (seen in CI,
+    test_hostile_text_browser[masks]). A keyed widget keeps its identity when its label changes (Streamlit ≥ 1.50:
+    the key is its identity), so a language switch needs no write; a widget that was not drawn in the last run has
+    no session value, and gets one here."""
+    if key in st.session_state and drag.same(st.session_state[key], value):
+        return
     st.session_state[key] = value
 
 
