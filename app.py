@@ -12,7 +12,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 import lessons
 from lessons import link
 from lessons.base import CELL_KEY
-from ui import drag, draw, present, runtime, scheme, widgets
+from ui import drag, draw, present, runtime, scheme, viewport, widgets
 from ui.i18n import DEFAULT_LANG, LANGS, t
 from ui.icon import FAVICON
 
@@ -166,6 +166,7 @@ def pages() -> list:
 
 
 def main() -> None:
+    viewport.apply()
     present.from_link()
     scheme.from_link()
     st.set_page_config(page_title="Attention Lab", page_icon=FAVICON, layout="wide",
@@ -182,6 +183,8 @@ def main() -> None:
     widgets.show_notices(runtime.pop_notices(runtime.FRAME))
     runtime.page_opened(nav.url_path)
     present.home_note(nav.url_path)
+    with st.sidebar:
+        viewport.mount()  # charts laid out for the main column's width in this browser (ui/viewport.py)
     nav.run()
     params = runtime.url_params()
     link = urlencode(params)

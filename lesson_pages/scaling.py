@@ -203,7 +203,7 @@ def temperature_section(page: runtime.Page) -> None:
     st.markdown("### " + t("scaling.out.current", T=numbers.num(state.temperature), shares=shares_text(names, w)))
     st.markdown(t("scaling.out.limit_zero", shares=shares_text(names, zero, exact=True)) + "  \n"
                 + t("scaling.out.limit_inf", share=numbers.percent(inf[0])))
-    c1, c2 = charts.chart_columns(0, 0)
+    c1, c2 = charts.chart_columns(0, scaling_charts.TEMPERATURE_LEAST_PX)  # one under the other where narrow
     with c1:
         fig = scaling_charts.temperature_bars_spec(
             w, names, limit_zero=zero, limit_inf=inf, width_px=c1.width_px,

@@ -135,7 +135,11 @@ def _plot(ready: dict, key: str | None, *, first: bool = False, reused: bool = F
     ``caption`` (plain text) under it. Inside a :func:`chart_columns` slot the chart joins the slots' row, drawn as
     one element once every slot is filled. ``first``: redrawn before the page's other changed charts (the attention
     weights: a lesson's main picture). ``reused``: ``ready`` comes from the heatmap cache (the same object for the
-    same figure, never modified)."""
+    same figure, never modified). A figure laid out wider than its column (its numbers fit no narrower:
+    ``layout.width``, ui.figures.fitted_plan / wide_enough) scrolls sideways in its own box, and its caption begins by
+    saying so (``fig.wide``)."""
+    if "width" in (ready.get("layout") or {}):
+        caption = t("fig.wide") + (" " + caption if caption else "")
     slot = _ROW_SLOT.get()
     if slot is not None:
         slot.add(plot_component.RowItem(key, ready, plot_config(), caption, first, reused))
@@ -158,16 +162,14 @@ def show_figure(spec: dict, *, key: str | None = None, caption: str | None = Non
 
 
 # ---- chart widths: charts side by side only when their numbers fit -----------------------------------------------
-# A chart is as wide as its column, and plotly cannot be asked how wide that is while the script runs. So charts are
-# placed by chart_columns, which knows the width of each column at the reference window (ui.figures.REF_COLUMN_PX,
-# the main column at 1280×720) and puts charts side by side only when each one's numbers fit there at a readable
-# size (else one under another, full width); a chart drawn inside a slot is laid out for the slot's width.
-_SLOT_WIDTH: contextvars.ContextVar[float] = contextvars.ContextVar("chart_slot_width", default=F.REF_COLUMN_PX)
-
-
+# A chart is as wide as its column, and plotly cannot be asked how wide that is while the script runs. The browser
+# says how wide the page's main column is (ui.viewport: the width of the last run's window, 820 px at 1280×720 with
+# the sidebar open until it has said), and charts are placed by chart_columns, which knows the width each column
+# gets there and puts charts side by side only when each one's numbers fit at a readable size (else one under
+# another, full width); a chart drawn inside a slot is laid out for the slot's width (ui.figures.LAYOUT_WIDTH).
 def slot_width() -> float:
-    """Width at the reference window of the chart slot being drawn in (the main column outside any slot)."""
-    return _SLOT_WIDTH.get()
+    """Width (px) of the chart slot being drawn in (the main column outside any slot): ui.figures.layout_width."""
+    return F.layout_width()
 
 
 class ChartRow:
@@ -239,13 +241,13 @@ class ChartSlot:
 
     def __enter__(self):
         self.row.place.__enter__()
-        self._tokens.append((_SLOT_WIDTH.set(self.width_px), _ROW_SLOT.set(self)))
+        self._tokens.append((F.LAYOUT_WIDTH.set(self.width_px), _ROW_SLOT.set(self)))
         return self
 
     def __exit__(self, *exc):
         width, slot = self._tokens.pop()
         _ROW_SLOT.reset(slot)
-        _SLOT_WIDTH.reset(width)
+        F.LAYOUT_WIDTH.reset(width)
         out = self.row.place.__exit__(*exc)
         if exc[0] is None:
             self.row.filled(self.index)
@@ -310,7 +312,7 @@ def chart_columns(*needs: float, ratios=None, max_cols: int | None = None) -> li
     return [ChartSlot(row, i, w) for i, w in enumerate(widths)]
 
 
-def chart_layout(needs, *, ratios=None, max_cols: int | None = None, outer: float = F.REF_COLUMN_PX):
+def chart_layout(needs, *, ratios=None, max_cols: int | None = None, outer: float | None = None):
     """Where :func:`chart_columns` puts charts of these needs: (columns, per_row, widths) — ``columns`` the
     relative widths of one row (or None: rows of ``per_row`` equal columns), ``widths`` each chart's width (px)."""
     n = len(needs)

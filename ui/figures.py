@@ -10,6 +10,7 @@ on 0. Tokens are HTML-escaped before plotly sees them.
 """
 from __future__ import annotations
 
+import contextvars
 import html
 import math
 import re
@@ -64,7 +65,16 @@ TICK_CHARS = 12
 # fits, at a size readable from the back of a class room. Text widths are estimated from the advance widths of the
 # chart font (Noto Sans CJK JP, measured in Chromium: tests/e2e/test_readability.py checks the rendered charts).
 REF_COLUMN_PX = 820
-"""Width of the main column at the reference window (1280×720, sidebar open), measured in Chromium."""
+"""Width of the main column at the reference window (1280×720, sidebar open), measured in Chromium: the width charts
+are laid out for until the browser has said how wide its main column is (ui.viewport)."""
+LAYOUT_WIDTH: contextvars.ContextVar[float] = contextvars.ContextVar("layout_width", default=REF_COLUMN_PX)
+"""The width (px) a chart built now is laid out for when its builder is given no ``width_px``: the page's main
+column as the browser measured it (set for each run by ui.viewport), or a chart slot's (ui.charts.chart_columns)."""
+
+
+def layout_width() -> float:
+    """The width (px) a chart is laid out for by default: :data:`LAYOUT_WIDTH`."""
+    return LAYOUT_WIDTH.get()
 COLUMN_GAP_PX = 16
 """Gap between two st.columns."""
 CELL_FONTS = (18, 16, 14)
@@ -129,10 +139,10 @@ def text_height_px(text: str, size: float) -> float:
     return size * (LINE_EM + NEXT_LINE_EM * (len(text_lines(text)) - 1))
 
 
-def column_px(n: int = 1, share: float | None = None, of: float = REF_COLUMN_PX) -> int:
-    """Width at the reference window of one of ``n`` equal st.columns in a block ``of`` px wide (or of a column
-    taking ``share`` of the block when the columns are unequal)."""
-    inner = of - COLUMN_GAP_PX * (n - 1)
+def column_px(n: int = 1, share: float | None = None, of: float | None = None) -> int:
+    """Width of one of ``n`` equal st.columns in a block ``of`` px wide (default :func:`layout_width`), or of a
+    column taking ``share`` of the block when the columns are unequal."""
+    inner = (layout_width() if of is None else of) - COLUMN_GAP_PX * (n - 1)
     return int(inner * (share if share is not None else 1 / n))
 
 
@@ -164,6 +174,7 @@ def _radicals(text: str) -> str:
                               "√</span>") if "√" in text else text
 
 
+BELOW_TOOLBAR_PX = 38  # a title that starts below the toolbar (29 px high at the top; 34 touched it by 2 px)
 TITLE_PAD_PX = 12  # a short title's top edge in a chart without notes (measured in Chromium: within 0.5 px)
 
 
@@ -179,9 +190,9 @@ def chart_title(text: str, size: int, width_px: float, color: str = "#222", subt
                 int(text_height_px(subtitle, 14)) + 30)
     title = {"font": {"color": color, "size": size}, "text": _radicals(f"<b>{text}</b>"), "x": 0, "xanchor": "left"}
     top = 50
-    if text_px(text, size * 1.05) + MODEBAR_PX + 12 > width_px:  # bold is a little wider
-        title.update({"y": 1, "yanchor": "top", "yref": "container", "pad": {"t": 34}})
-        top = 34 + int(text_height_px(text, size)) + 16
+    if text_px(text, size * 1.1) + MODEBAR_PX + 12 > width_px:  # bold is wider (measured: up to 1.1×)
+        title.update({"y": 1, "yanchor": "top", "yref": "container", "pad": {"t": BELOW_TOOLBAR_PX}})
+        top = BELOW_TOOLBAR_PX + int(text_height_px(text, size)) + 16
     if subtitle:
         title["subtitle"] = {"font": {"size": 14, "color": "#444"}, "text": _radicals(subtitle)}
         top += int(text_height_px(subtitle, 14)) + 12
@@ -303,6 +314,28 @@ def fit_tick_labels(labels, slot_px: float, size: int = TICK_FONT, max_chars: in
     return texts, -90, max(widths, default=0.0)
 
 
+def upright_slot(size: float = TICK_FONT) -> float:
+    """The least distance (px) between two upright (−90°) axis labels at type size ``size`` that keeps them apart:
+    their text box across (measured in Chromium: up to 21 px for 15 px Japanese labels) and 2 px."""
+    return math.ceil(size * 1.4) + 2
+
+
+def label_slot_need(labels, size: int = TICK_FONT, max_chars: int = TICK_CHARS) -> float:
+    """The least distance (px) between categories at which :func:`fit_tick_labels` keeps ``labels`` apart: side by
+    side (cut at ``max_chars``) when that is closer, else upright."""
+    texts = [escape(x) for x in display_labels([str(x) for x in labels], max_chars)]
+    widths = [text_px(x, size) for x in texts]
+    side = max(((a + b) / 2 + 4 for a, b in zip(widths, widths[1:])), default=0.0)
+    return min(side, upright_slot(size))
+
+
+def wide_enough(width: float, fixed_px: float, labels, size: int = TICK_FONT) -> float:
+    """``width``, or the narrowest chart width in which the category labels ``labels`` keep apart beside
+    ``fixed_px`` of margins (16 tokens on a phone): a chart wider than its column scrolls sideways in its own box
+    (ui/plot_component, ``layout.width``)."""
+    return max(float(width), math.ceil(fixed_px + len(labels) * label_slot_need(labels, size)))
+
+
 def fit_line(text: str, px: float, size: float) -> str:
     """``text`` (escaped here) cut with "…" so that it fits ``px`` at ``size``."""
     s = str(text)
@@ -365,6 +398,8 @@ def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, wi
     """
     cbar_w = max((text_px(t, SMALL_FONT) for t in colorbar_ticks or ()), default=0.0)
     bars = ("v", "h") if colorbar_ticks else ("",)
+    if cell_px:  # the cells' height asked for: only type sizes a one-line number fits in (the smallest anyway)
+        fonts = tuple(f for f in fonts if _lowest_cell(f, 1) <= cell_px) or (min(fonts),)
     cuts = []  # the row labels cut at each length, with the left margin they need: the same for every style
     for cut in (TICK_CHARS, 8, 6, 4, 3):
         rows = [escape(x) for x in display_labels([str(x) for x in row_labels], cut)]
@@ -372,6 +407,7 @@ def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, wi
                      + (_Y_TITLE_PX if row_title else 0)))
     widest = max((width_px - left - 10) / max(n_cols, 1) for _, left in cuts)  # no colour bar at the side
     smallest = min(fonts)
+    label_room = label_slot_need(col_labels) if n_cols > 1 else 0.0  # the column labels keep apart too
 
     def ways():
         for k, style in enumerate(CELL_STYLES):
@@ -388,7 +424,7 @@ def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, wi
                         right = 10 + (_CBAR_V + cbar_w if bar == "v" else 0)
                         cell_w = (width_px - left - right) / max(n_cols, 1)
                         yield style, texts, lines, rows, left, font, bar, right, cell_w, \
-                            em * font + 2 * CELL_PAD + CELL_GAP <= cell_w
+                            em * font + 2 * CELL_PAD + CELL_GAP <= cell_w and label_room <= cell_w
 
     for way in ways():
         if way[-1]:
@@ -401,6 +437,30 @@ def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, wi
     margin = {"l": math.ceil(left), "r": math.ceil(right), "t": 0, "b": bottom}
     return GridPlan(font, style, texts, rows, cols, x_angle, x_depth, bar, margin, cell_w, cell_h,
                     int(n_rows * cell_h + bottom), fits, lowest, lines)
+
+
+def fitted_plan(plan_at, width: float) -> tuple[GridPlan, float]:
+    """``plan_at(width)`` (a :func:`grid_plan`), or, when its numbers cannot fit a chart ``width`` px wide in any way
+    (16 tokens on a phone), the plan for the narrowest width in which they fit, found to 4 px: (plan, width). A chart
+    wider than its column keeps that width and scrolls sideways in its own box (ui/plot_component: ``layout.width``),
+    so its numbers stay readable and never overlap."""
+    plan = plan_at(width)
+    if plan.fits:
+        return plan, width
+    lo, hi = width, width
+    while True:  # the plan fits once every cell is as wide as the most compact number needs
+        hi *= 1.5
+        wide = plan_at(hi)
+        if wide.fits or hi > 40_000:
+            break
+    while hi - lo > 4:
+        mid = (lo + hi) / 2
+        if plan_at(mid).fits:
+            hi = mid
+        else:
+            lo = mid
+    hi = math.ceil(hi)
+    return plan_at(hi), float(hi)
 
 
 def _lowest_cell(font: int, lines: int) -> int:
@@ -426,7 +486,9 @@ def grid_need(texts, row_labels, col_labels, *, colorbar_top: float | None, row_
     em = max((text_px(x, 1.0) for x in {x for row in texts for x in row if x}), default=0.0)
     rows = [escape(x) for x in display_labels([str(x) for x in row_labels], TICK_CHARS)]
     left = 22 + max((text_px(x, TICK_FONT) for x in rows), default=0.0) + (_Y_TITLE_PX if row_title else 0)
-    return math.ceil(left + 10 + max(len(col_labels), 1) * (em * CELL_FONTS[-1] + 2 * CELL_PAD + CELL_GAP)) + 2
+    cell = max(em * CELL_FONTS[-1] + 2 * CELL_PAD + CELL_GAP, label_slot_need(col_labels) if len(col_labels) > 1
+               else 0.0)
+    return math.ceil(left + 10 + max(len(col_labels), 1) * cell) + 2
 
 
 def _bar_ticks(lo: float, hi: float, length_px: float, horizontal: bool):
@@ -529,7 +591,7 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
     """
     A = np.asarray(M, dtype=np.float64)
     r, c = A.shape
-    width = float(width_px or REF_COLUMN_PX)
+    width = float(width_px or layout_width())
     finite = np.where(np.isfinite(A), A, np.nan)
     masked = np.isneginf(A)
     values = A.tolist()
@@ -568,9 +630,11 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
     def em_floor(style) -> float:
         return max((text_px(cell(v, *style, weight=weights), 1.0) for v in probe), default=0.0)
 
-    plan = grid_plan(texts_for, r, c, row_labels, col_labels, width_px=width, row_title=bool(row_title),
-                     col_title=bool(col_title), colorbar_ticks=tick_texts, cell_px=cell_px, em_floor=em_floor,
-                     fonts=CELL_FONTS_BIG if big else CELL_FONTS)
+    column = width
+    plan, width = fitted_plan(lambda w: grid_plan(
+        texts_for, r, c, row_labels, col_labels, width_px=w, row_title=bool(row_title), col_title=bool(col_title),
+        colorbar_ticks=tick_texts, cell_px=cell_px, em_floor=em_floor, fonts=CELL_FONTS_BIG if big else CELL_FONTS),
+        width)
     if plan.style != plain and rounded_note:
         notes.append(rounded_note)
     if notes:  # their room comes out of the cells (the chart keeps its height: _grid_layout)
@@ -602,6 +666,8 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
         widest = max((text_px(x, SMALL_FONT) for x in tick_texts), default=0.0)  # none wider than the margin holds
         colorbar["tickvals"], colorbar["ticktext"] = _ticks(
             lo, hi, 0.9 * plot_h, lambda x: SMALL_FONT * LINE_EM if text_px(x, SMALL_FONT) <= widest else math.inf)
+    if width > column:  # wider than its column: drawn at its own width, scrolled sideways in its box
+        layout["width"] = width
     framed = [i for i in frame_rows(highlight_rows) if 0 <= i < r]
     shapes = block_frames(r, c, *blocks)
     shapes += [{"fillcolor": "rgba(0,0,0,0)", "line": {"color": ROLE_COLORS["Q"], "width": 4},
@@ -663,15 +729,19 @@ def mask_spec(mask, row_labels, col_labels, *, title: str = "", row_title: str =
     label, ``yes_word`` or ``no_word``] (what the mark means, e.g. "may attend" / "hidden": %{customdata[2]})."""
     m = np.asarray(mask, dtype=bool)
     r, c = m.shape
-    width = float(width_px or REF_COLUMN_PX)
+    width = float(width_px or layout_width())
     rows, cols = hover_names(row_labels), hover_names(col_labels)
     words = (no_word, yes_word)  # what a cell means, for the hover (%{customdata[2]}): "may attend" / "hidden"
     custom = [[[rows[i], cols[j], words[v]] for j, v in enumerate(row)] for i, row in enumerate(m.tolist())]
     hover = hover or "%{customdata[0]} · %{customdata[1]}: %{text}<extra></extra>"
     texts = [[yes if v else no for v in row] for row in m.tolist()]
-    plan = grid_plan(lambda style: texts, r, c, row_labels, col_labels, width_px=width, row_title=bool(row_title),
-                     col_title=bool(col_title), cell_px=cell_px)
+    column = width
+    plan, width = fitted_plan(lambda w: grid_plan(lambda style: texts, r, c, row_labels, col_labels, width_px=w,
+                                                  row_title=bool(row_title), col_title=bool(col_title),
+                                                  cell_px=cell_px), width)
     layout = _grid_layout(plan, title, ROLE_COLORS["mask"], (), row_title, col_title, width)
+    if width > column:  # as heatmap_spec
+        layout["width"] = width
     layout["plot_bgcolor"] = "#eeeeee"
     data = [_flat_cells(m, OPEN_CELL, yes, custom, hover, r, c, plan.font),
             _flat_cells(~m, MASKED_GREY, no, custom, hover, r, c, plan.font)]
@@ -756,11 +826,12 @@ def bars_spec(values, labels, *, title: str = "", color: str = ROLE_COLORS["weig
             largest size of BAR_FONTS (never below 12 px) at which no two touch, upright when needed.
     """
     v = np.array(values, dtype=np.float64)  # a copy: the figure must not follow later changes of the caller's array
-    width = float(width_px or REF_COLUMN_PX)
+    width = float(width_px or layout_width())
     n = len(v)
     names = hover_names(labels)
     text = _bar_texts(v.tolist(), percent, exact)
     left = 10 + VALUE_AXIS_PX + (_AXIS_TITLE_PX if axis_title else 0)
+    column, width = width, wide_enough(width, left + 10, labels)
     slot = (width - left - 10) / max(n, 1)
     ticks, tick_angle, tick_depth = fit_tick_labels(labels, slot)
     size, angle, extent = value_labels(text, slot)
@@ -785,6 +856,8 @@ def bars_spec(values, labels, *, title: str = "", color: str = ROLE_COLORS["weig
         "yaxis": yaxis, "height": top + plot_h + bottom, "plot_bgcolor": "white", "paper_bgcolor": "white",
         "showlegend": False,
     }
+    if width > column:  # wider than its column (wide_enough): drawn at its own width, scrolled in its box
+        layout["width"] = width
     return finish({"data": [trace], "layout": layout})
 
 
@@ -802,7 +875,7 @@ def vector_mix_spec(vectors, weights, output, labels, *, out_label: str, dim_tit
     V = np.asarray(vectors, dtype=np.float64)
     w = np.asarray(weights, dtype=np.float64)
     out = np.array(output, dtype=np.float64)  # a copy, as validation would make
-    width = float(width_px or REF_COLUMN_PX)
+    width = float(width_px or layout_width())
     d = V.shape[1]
     x = [str(k + 1) for k in range(d)]
     palette = ["#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#E69F00", "#999999"]

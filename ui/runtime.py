@@ -31,7 +31,7 @@ from lessons import Lesson
 from lessons.cells import Refusal
 from lessons.link import owner as link_owner
 
-from . import drag, present, scheme
+from . import drag, present, scheme, viewport
 from .i18n import DEFAULT_LANG, t
 from .widgets import network_ip as widgets_network_ip
 from .widgets import show_notices
@@ -226,6 +226,7 @@ def _live_body(page: Page, body: Callable[[Page], None]) -> None:
     name = getattr(body, "__name__", "live")
     # One container per live fragment (layout-neutral: its elements keep their gaps), holding the fragment's own
     # drag relay, so a slider dragged inside it reruns this fragment only, as its key press does (ui/drag.py).
+    viewport.apply()  # a fragment's run lays its charts out for the main column too
     with st.container(key=f"al-live-{page.lesson.key}-{name}"):
         drag.mount(f"{page.lesson.key}.{name}")
         guarded(page, lambda p: (p.publish(), body(p)), where=name)

@@ -159,7 +159,7 @@ def page_errors():
 
 @pytest.fixture
 def page(browser, page_errors, request):
-    """A fresh context and page (1400x1000) per test; a screenshot goes to shots/e2e-failures/ on failure."""
+    """A fresh context and page (1280x1000) per test; a screenshot goes to shots/e2e-failures/ on failure."""
     context = browser.new_context(viewport=VIEWPORT)
     pg = context.new_page()
     pg.on("pageerror", lambda error: page_errors.append(error))  # a Python callable, not a builtin

@@ -25,7 +25,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
-VIEWPORT = {"width": 1400, "height": 1000}
+VIEWPORT = {"width": 1280, "height": 1000}  # the reference width: the page's first run has the column's width
+# (ui/viewport.py; a wider window costs every page load a second run)
 
 APP_READY = "[data-testid='stApp'][data-test-script-state='notRunning']"
 EXCEPTION_BOX = "[data-testid='stException']"
@@ -54,9 +55,23 @@ def app_dir() -> Path:
     return Path(os.environ.get("ATTN_LAB_APP_DIR") or REPO_ROOT).resolve()
 
 
+# Whether the charts are laid out for the main column this window gives (ui/viewport.py): no width sent and not yet
+# used by a run (the same rule as the relay's, its TOLERANCE_PX and GROW_PX).
+VIEWPORT_AT_REST = """() => {
+  const V = window.__attentionLabViewport;
+  if (!V || V.used == null) return true;
+  const w = V.measure();
+  return !(w > 0) || (w >= V.used - 6 && w <= V.used + 24);
+}"""
+
+
 def wait_for_app(page, timeout_ms: float = 30_000) -> None:
-    """Wait until Streamlit has finished running the script, then let the frontend settle (~500 ms)."""
+    """Wait until Streamlit has finished running the script and the charts are laid out for this window's width,
+    then let the frontend settle (~500 ms)."""
     page.wait_for_selector(APP_READY, timeout=timeout_ms)
+    if not page.evaluate(VIEWPORT_AT_REST):
+        page.wait_for_function(VIEWPORT_AT_REST, timeout=timeout_ms)
+        page.wait_for_selector(APP_READY, timeout=timeout_ms)
     page.wait_for_timeout(500)
 
 

@@ -1,4 +1,5 @@
-"""Readable from the back of the room (issue 9): the charts of every registered lesson at a 1280×720 window.
+"""Readable from the back of the room (issue 9) and on every screen a class uses (issue 24 §4): the charts of every
+registered lesson at 1280×720, 1024×768 and 390×844, in presentation mode too (see CASES).
 
 For each page of ``lessons.REGISTRY``, in Japanese and English, opened with its default link and with a stress link
 (its declared fullest screen, ``Lesson.widest``: 16 tokens, a 33-character token, the widest numbers the lesson
@@ -16,7 +17,7 @@ read from the browser's SVG (our chart component puts plotly's SVG in the page i
 
 A lesson declares both in its contract (lessons/base.py; tests/contract/test_contract.py checks the declarations);
 this file names no lesson.
-The whole module uses one browser context and takes about a minute (CI budget).
+One browser context per window size; the module takes about three minutes (CI budget).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import pytest
 import lessons
 from ui.figures import REF_COLUMN_PX
 
-from .helpers import APP_READY, assert_no_exception
+from .helpers import APP_READY, VIEWPORT_AT_REST, assert_no_exception
 
 VIEW = {"width": 1280, "height": 720}
 CELL_MIN_PX, TEXT_MIN_PX = 14.0, 12.0
@@ -145,7 +146,7 @@ def open_and_read(page, url: str, timeout_s: float = 40.0) -> list[dict]:
     deadline, last, still = time.monotonic() + timeout_s, None, 0
     while time.monotonic() < deadline:
         n = page.evaluate(READY_JS)
-        idle = page.locator(APP_READY).count() == 1
+        idle = page.locator(APP_READY).count() == 1 and page.evaluate(VIEWPORT_AT_REST)
         still = still + 1 if (idle and n > 0 and n == last) else 0
         last = n
         if still >= 2:
@@ -263,21 +264,63 @@ def view(browser):
     yield from _one_page(browser, VIEW)
 
 
-CASES = [(lesson.key, lang, "default") for lesson in lessons.REGISTRY for lang in LANGS] + \
-        [(lesson.key, LANGS[i % 2], "widest") for i, lesson in enumerate(lessons.REGISTRY) if lesson.widest]
-"""Every lesson's default link in both languages, its widest in one, the languages taken in turn (CI budget)."""
+SIZES = {"1280x720": VIEW, "1024x768": {"width": 1024, "height": 768}, "390x844": {"width": 390, "height": 844}}
+"""The screens a class uses (issue 24 §4): a projector at 1280×720 and at 1024×768, a phone."""
 
 
-@pytest.mark.parametrize("key, lang, variant", CASES, ids=["-".join(c) for c in CASES])
-def test_every_chart_is_readable(view, app_server, key, lang, variant):
+@pytest.fixture(scope="module")
+def views(browser):
+    """One page per window size of SIZES, made when first asked for, for the whole module."""
+    made, pages = {}, {}
+
+    def at(size: str):
+        if size not in pages:
+            made[size] = _one_page(browser, SIZES[size])
+            pages[size] = next(made[size])
+        return pages[size]
+
+    yield at
+    for gen in made.values():
+        next(gen, None)  # closes the context and checks its page errors
+
+
+def _fullest(lesson):
+    return "widest" if lesson.widest else "default"
+
+
+CASES = [(lesson.key, lang, "default", "1280x720", "") for lesson in lessons.REGISTRY for lang in LANGS] + \
+        [(lesson.key, LANGS[i % 2], "widest", "1280x720", "") for i, lesson in enumerate(lessons.REGISTRY)
+         if lesson.widest] + \
+        [(lesson.key, LANGS[(i + k) % 2], _fullest(lesson), size, "")
+         for k, size in enumerate(("1024x768", "390x844")) for i, lesson in enumerate(lessons.REGISTRY)] + \
+        [(lesson.key, LANGS[i % 2], _fullest(lesson), tuple(SIZES)[i % 3], "present")
+         for i, lesson in enumerate(lessons.REGISTRY)]
+"""Every lesson's default link in both languages and its widest in one at 1280×720; its fullest screen (widest,
+else default) at 1024×768 and at 390×844; and in presentation mode at the step of its main picture, at one of the three
+sizes, taken in turn (CI budget); the languages taken in turn."""
+
+
+NO_SIDEWAYS = """() => ({page: document.documentElement.scrollWidth, window: window.innerWidth})"""
+
+
+@pytest.mark.parametrize("key, lang, variant, size, mode", CASES, ids=["-".join(filter(None, c)) for c in CASES])
+def test_every_chart_is_readable(views, app_server, key, lang, variant, size, mode):
+    """The rules of this module's docstring, and the page never scrolls sideways (a chart wider than its column
+    scrolls in its own box: ui/plot_component)."""
     lesson = lessons.by_key(key)
     state = lesson.default_state() if variant == "default" else lesson.widest()
     url = url_of(app_server, lesson, state, lang)
-    charts = open_and_read(view, url)
+    if mode == "present":  # at the step of the lesson's main picture (Lesson.present.picture)
+        url += f"&present=1&reveal={lesson.present.stages.index(lesson.present.picture[0]) + 1}"
+    page = views(size)
+    charts = open_and_read(page, url)
     if lesson.widest or lesson.one_edit:  # it declared what its charts show at their fullest or after an edit
         assert charts, f"{url}: no chart on the page"
     found = problems_of(charts)
-    assert not found, f"{url}: {len(found)} problem(s):\n" + "\n".join(found[:40])
+    wide = page.evaluate(NO_SIDEWAYS)
+    if wide["page"] > wide["window"]:
+        found.append(f"the page scrolls sideways at {size}: {wide['page']} px in a {wide['window']} px window")
+    assert not found, f"{url} at {size}: {len(found)} problem(s):\n" + "\n".join(found[:40])
 
 
 @pytest.mark.parametrize("key", [x.key for x in lessons.REGISTRY if x.one_edit])

@@ -96,7 +96,7 @@ def _cell_box(spec):
 def _spec(M, rows, cols, width, **kw):
     spec = F.heatmap_spec(M, rows, cols, title="スコア QKᵀ", row_title="クエリ", col_title="キー", width_px=width,
                           range_note="±{base} → ±{new}", rounded_note="rounded", **kw)
-    spec["_width"] = width
+    spec["_width"] = spec["layout"].get("width", width)  # a chart wider than its column: its own width
     return spec
 
 
@@ -329,9 +329,31 @@ def test_bar_labels_are_twelve_px_and_never_touch(n, width):
     trace = spec["data"][0]
     size, angle = trace["textfont"]["size"], trace["textangle"]
     assert size >= 12 and trace["constraintext"] == "none"  # plotly does not shrink them
-    slot = (width - spec["layout"]["margin"]["l"] - spec["layout"]["margin"]["r"]) / n
+    drawn = spec["layout"].get("width", width)  # a chart whose labels fit no narrower keeps its own width
+    assert drawn >= width
+    slot = (drawn - spec["layout"]["margin"]["l"] - spec["layout"]["margin"]["r"]) / n
     extent = max(F.text_px(t, size) for t in trace["text"]) if angle == 0 else size * F.LINE_EM
     assert extent + 2 <= slot
+    assert F.upright_slot() <= slot  # the axis labels keep apart too
+
+
+@pytest.mark.parametrize("n, width", [(3, 358), (16, 358), (16, 564), (16, 820), (8, 240)])
+def test_a_grid_too_wide_for_its_column_keeps_the_width_its_numbers_need(n, width):
+    """Issue 24 §4: 16 tokens on a phone (a 358 px column): every number still fits its cell at ≥ 14 px and the
+    column labels keep apart; the chart takes the width that needs (``layout.width``, scrolled in its box), and no
+    more than 4 px beyond it (a chart 4 px narrower would not fit)."""
+    M = np.random.default_rng(n).normal(size=(n, n)) * 3
+    spec = _spec(M, TOKENS16[:n], TOKENS16[:n], width)
+    drawn = spec["layout"].get("width", width)
+    assert _fits(spec)
+    trace = spec["data"][-1]
+    cell_w = (drawn - spec["layout"]["margin"]["l"] - spec["layout"]["margin"]["r"]) / n
+    assert cell_w >= F.label_slot_need(TOKENS16[:n]) - 1e-9
+    if "width" in spec["layout"]:
+        assert drawn > width
+        narrower = _spec(M, TOKENS16[:n], TOKENS16[:n], drawn - 5)
+        assert narrower["layout"].get("width", 0) > drawn - 5  # it could not be laid out narrower
+    assert trace["textfont"]["size"] >= 14
 
 
 def test_the_mix_legend_stays_under_the_axis_title():

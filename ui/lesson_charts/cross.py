@@ -14,7 +14,6 @@ from ui.escape import chart as escape
 from ui.figures import (
     FONT,
     LINE_EM,
-    REF_COLUMN_PX,
     ROLE_COLORS,
     SMALL_FONT,
     TICK_FONT,
@@ -23,8 +22,10 @@ from ui.figures import (
     finish,
     fit_tick_labels,
     hover_names,
+    layout_width,
     legend_below,
     text_px,
+    wide_enough,
 )
 from ui.numbers import chart_percent
 
@@ -49,9 +50,11 @@ def alignment_spec(weights, targets, sources, *, chosen: int | None, title: str,
     if len(targets) != n_q or len(sources) != n_k:
         raise ValueError(f"{n_q} × {n_k} weights need {n_q} target and {n_k} source labels, "
                          f"got {len(targets)} and {len(sources)}")
-    width = float(width_px or REF_COLUMN_PX)
+    width = float(width_px or layout_width())
     left_titles = (target_title, source_title)
     left = int(max(text_px(x, TICK_FONT) for x in left_titles) + 18)
+    column = width
+    width = max(wide_enough(width, left + 20, targets), wide_enough(width, left + 20, sources))
     plot_w = max(width - left - 20, 60.0)
     top_ticks, top_angle, top_depth = fit_tick_labels(targets, plot_w / max(n_q, 1))
     bottom_ticks, bottom_angle, bottom_depth = fit_tick_labels(sources, plot_w / max(n_k, 1))
@@ -88,6 +91,8 @@ def alignment_spec(weights, targets, sources, *, chosen: int | None, title: str,
         "yaxis": {"range": [-0.06, 1.06], "showgrid": False, "zeroline": False, "tickfont": tick,
                   "tickvals": [1.0, 0.0], "ticktext": list(left_titles), "fixedrange": True},
     }
+    if width > column:  # wider than its column (wide_enough): drawn at its own width, scrolled in its box
+        layout["width"] = width
     # the lines are drawn against the bottom axis (x): both axes span 0..1, so a target's x is its top tick's
     return finish({"data": data, "layout": layout})
 
@@ -98,7 +103,7 @@ def shares_spec(lengths, fixed, mixed, current: int, *, names: tuple[str, str], 
     ``mixed`` (its weight in attention's mix), one value per length of ``lengths``, as two lines named ``names``;
     the slider's length ``current`` marked by a vertical line and ``marker`` written above it."""
     x = np.asarray(lengths, dtype=np.float64).tolist()
-    width = float(width_px or REF_COLUMN_PX)
+    width = float(width_px or layout_width())
     data = []
     for ys, name, color, dash in ((fixed, names[0], ROLE_COLORS["X"], "dot"), (mixed, names[1], CHOSEN, "solid")):
         data.append({"type": "scatter", "mode": "lines+markers", "x": x,

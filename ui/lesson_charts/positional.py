@@ -11,12 +11,12 @@ import numpy as np
 from ui.figures import (
     FONT,
     LINE_EM,
-    REF_COLUMN_PX,
     TICK_FONT,
     X_TITLE_PX,
     chart_title,
     diverging_colorscale,
     finish,
+    layout_width,
     legend_below,
 )
 
@@ -40,7 +40,7 @@ def table_map_spec(M, *, title: str, x_title: str, y_title: str, hover: str, zmi
     ``scheme``: the colour scheme (ui.figures.SCHEMES)."""
     A = np.asarray(M, dtype=np.float64)
     r, c = A.shape
-    width = float(width_px or REF_COLUMN_PX)
+    width = float(width_px or layout_width())
     lim = float(np.max(np.abs(A))) if A.size else 1.0
     lo, hi = (-lim, lim) if zmin is None or zmax is None else (float(zmin), float(zmax))
     title_d, top = chart_title(title, 19, width)
@@ -65,7 +65,7 @@ def waves_spec(xs, curves, PE, columns, names, *, title: str, x_title: str, y_ti
     styles WAVE_STYLES in order."""
     P = np.asarray(PE, dtype=np.float64)
     C = np.asarray(curves, dtype=np.float64)
-    width = float(width_px or REF_COLUMN_PX)
+    width = float(width_px or layout_width())
     n = P.shape[0]
     data = []
     for k, (j, name) in enumerate(zip(columns, names)):
@@ -93,7 +93,7 @@ def rope_spec(ns, first, second, points, names, point_name: str, *, title: str, 
               width_px: float | None = None) -> dict:
     """RoPE scores over the key position: ``first`` and ``second`` (one value per n of ``ns``) as two lines named
     ``names`` (the query at m, at m + shift), and ``points`` [(n, score)] as large dots named ``point_name``."""
-    width = float(width_px or REF_COLUMN_PX)
+    width = float(width_px or layout_width())
     x = np.asarray(ns, dtype=np.float64).tolist()
     data = []
     for ys, name, (color, dash) in zip((first, second), names, (WAVE_STYLES[0], WAVE_STYLES[3])):

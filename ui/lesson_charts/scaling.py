@@ -15,7 +15,6 @@ from ui.escape import chart as escape
 from ui.figures import (
     FONT,
     LINE_EM,
-    REF_COLUMN_PX,
     ROLE_COLORS,
     VALUE_AXIS_PX,
     X_TITLE_PX,
@@ -24,6 +23,7 @@ from ui.figures import (
     finish,
     fit_line,
     fit_tick_labels,
+    layout_width,
     legend_below,
     room_for_labels,
     value_labels,
@@ -91,10 +91,29 @@ def _vline(x, line: dict, xref: str = "x", yref: str = "y") -> dict:
     return {"line": line, "type": "line", "x0": x, "x1": x, "xref": xref, "y0": 0, "y1": 1, "yref": f"{yref} domain"}
 
 
-def _lesson_layout(title: str, height: int, axes: dict, annotations=(), width: float = REF_COLUMN_PX) -> dict:
+# The narrowest widths (px) the panel charts stay readable at (their ticks, bars' value labels and panel titles
+# apart, read in Chromium at 564 and 358 px columns: tests/e2e/test_readability.py); in a narrower column (a phone)
+# such a chart keeps this width and scrolls sideways in its own box (ui/plot_component: ``layout.width``).
+STEPS_LEAST_PX = 560  # scores → ÷√d_k → weights, three panels of bars
+MIX_LEAST_PX = 560  # the value vectors and their mix
+SATURATION_LEAST_PX = 760  # two log-axis panels with ten d_k ticks each
+VARIANCE_LEAST_PX = 460  # two histograms, each with its variance note
+TEMPERATURE_LEAST_PX = 350  # the shares over a log T axis (0.05 … 20)
+
+
+def _widths(width_px: float | None, least: float) -> tuple[float, float]:
+    """(the column's width, the width the chart is laid out for: the column's, at least ``least``)."""
+    column = float(width_px or layout_width())
+    return column, max(column, float(least))
+
+
+def _lesson_layout(title: str, height: int, axes: dict, annotations=(), width: float | None = None,
+                   column: float | None = None) -> dict:
     """The layout the scaling charts share: title (clear of the toolbar), size, fonts, white background, light grid,
     no legend; every annotation's font at size 17; ``axes`` (filled in by the builder) completed and placed in the
-    layout. The top margin leaves room for the panels' titles under the chart's title."""
+    layout. The top margin leaves room for the panels' titles under the chart's title. A ``width`` wider than the
+    ``column`` (:func:`_widths`) is the chart's own width (it scrolls in its box)."""
+    width = width or layout_width()
     title_d, top = chart_title(title, 19, width)
     layout = {
         "title": title_d, "height": height + max(top + 30 - 80, 0) if title else height,
@@ -111,6 +130,8 @@ def _lesson_layout(title: str, height: int, axes: dict, annotations=(), width: f
         else:
             axis["tickfont"] = {"size": 16}
         layout[name] = axis
+    if column is not None and width > column:
+        layout["width"] = width
     return layout
 
 
@@ -135,7 +156,7 @@ def scaling_steps_spec(raw, scaled, weights, labels, *, panel_titles, title: str
         width_px: the chart's width at the reference window: titles and value labels are fitted to it.
     """
     r, s, w = (np.array(a, dtype=np.float64) for a in (raw, scaled, weights))  # copies, as validation makes
-    width = float(width_px or REF_COLUMN_PX)
+    column, width = _widths(width_px, STEPS_LEAST_PX)
     names = [escape(x) for x in labels]
     x = list(range(len(r)))
     top = max(score_limit, float(np.max(np.abs(np.concatenate([r, s]))))) * 1.18
@@ -164,7 +185,7 @@ def scaling_steps_spec(raw, scaled, weights, labels, *, panel_titles, title: str
     cells[1]["yaxis"]["range"] = list(score_range)
     cells[2]["yaxis"].update({"range": room_for_labels(0, 1.18, 0.0, float(w.max(initial=0)), extents[2], 0, plot_h),
                               "tickformat": ".0%"})
-    layout = _lesson_layout(title, 0, axes, notes, width)
+    layout = _lesson_layout(title, 0, axes, notes, width, column)
     layout["margin"]["b"] = int(24 + depth)
     layout["height"] = int(layout["margin"]["t"] + plot_h + layout["margin"]["b"])
     return finish({"data": data, "layout": layout})
@@ -184,7 +205,7 @@ def value_mix_spec(values, weights, output, labels, dim_labels, *, out_title: st
     V = np.array(values, dtype=np.float64)  # copies, as validation makes
     w = np.asarray(weights, dtype=np.float64)
     z = np.array(output, dtype=np.float64)
-    width = float(width_px or REF_COLUMN_PX)
+    column, width = _widths(width_px, MIX_LEAST_PX)
     n, d = V.shape
     panel = _panel_px(width, n + 1, 0.05)
     titles = [f"{fit_line(lab, panel, 17)}<br>{share_text.format(p=chart_percent(wj, exact=False))}"
@@ -210,7 +231,7 @@ def value_mix_spec(values, weights, output, labels, dim_labels, *, out_title: st
                      "x": list(range(d)), "xaxis": cell["x"], "y": vals, "yaxis": cell["y"], "type": "bar"})
         cell["xaxis"].update({"ticktext": ticks, "tickvals": list(range(d)), "tickangle": angle})
         cell["yaxis"]["range"] = list(value_range)
-    layout = _lesson_layout(title, 0, axes, notes, width)
+    layout = _lesson_layout(title, 0, axes, notes, width, column)
     layout["margin"]["t"] += 30  # the panels' titles have two lines
     layout["margin"]["b"] = int(24 + depth)
     layout["height"] = int(layout["margin"]["t"] + plot_h + layout["margin"]["b"])
@@ -241,7 +262,8 @@ def variance_histograms_spec(centers, density_raw, density_scaled, *, d_k: int, 
                      "xaxis": cell["x"], "y": pdf, "yaxis": cell["y"], "type": "scatter"})
         cell["yaxis"].update({"rangemode": "tozero", "title": {"font": {"size": 14}, "text": y_title}})
     cells[1]["xaxis"]["title"] = {"text": x_title}
-    return finish({"data": data, "layout": _lesson_layout(title, 560, axes, notes)})  # bargap: bars have a width
+    column, width = _widths(None, VARIANCE_LEAST_PX)
+    return finish({"data": data, "layout": _lesson_layout(title, 560, axes, notes, width, column)})  # bargap
 
 
 def _band_note(y: float, text: str, above: bool, xref: str, yref: str, size: int = 15) -> dict:
@@ -293,7 +315,8 @@ def saturation_chart_spec(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, *, n_k
                  "yaxis": "y", "type": "scatter"})
     cells[0]["yaxis"].update({"range": [-0.16, 1.16], "tickvals": [0, 0.2, 0.4, 0.6, 0.8, 1.0], "zeroline": False})
     cells[1]["yaxis"].update({"range": [-0.2 * ln_n, ln_n * 1.2], "zeroline": False})
-    layout = _lesson_layout(title, 460, axes, notes)
+    column, width = _widths(None, SATURATION_LEAST_PX)
+    layout = _lesson_layout(title, 460, axes, notes, width, column)
     layout.update({"showlegend": True, "legend": {"font": {"size": 16}, "orientation": "h", "x": 0, "y": -0.22},
                    "shapes": shapes})
     for note in layout["annotations"]:
@@ -318,7 +341,7 @@ def temperature_chart_spec(temperatures, weights, labels, *, current_T: float, m
     """
     Ts = np.array(temperatures, dtype=np.float64)  # a copy, as validation makes
     W = np.asarray(weights, dtype=np.float64)
-    width = float(width_px or REF_COLUMN_PX)
+    column, width = _widths(width_px, TEMPERATURE_LEAST_PX)
     n = W.shape[1]
     names = [fit_line(x, width - 80, 16) for x in labels]
     data = [{"hovertemplate": "T=%{x:.2f}: %{y:.1%}<extra>%{fullData.name}</extra>",
@@ -344,7 +367,7 @@ def temperature_chart_spec(temperatures, weights, labels, *, current_T: float, m
     axes = {"xaxis": {"tickvals": [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20], "title": {"text": x_title}, "type": "log"},
             "yaxis": {"range": [-0.03, 1.08], "tickformat": ".0%", "title": {"text": y_title}}}
     plot_h = 270
-    layout = _lesson_layout(title, 0, axes, (), width)
+    layout = _lesson_layout(title, 0, axes, (), width, column)
     axis_px = 16 + 16 * LINE_EM + X_TITLE_PX
     legend, legend_px = legend_below([d["name"] for d in data], width, 16, axis_px, plot_h)
     layout.update({"showlegend": True, "legend": legend, "shapes": shapes})
@@ -364,7 +387,7 @@ def temperature_bars_spec(weights, labels, *, limit_zero, limit_inf, legend, tit
         legend: (current T, T → 0, T → ∞) texts.
         width_px: the chart's width at the reference window.
     """
-    width = float(width_px or REF_COLUMN_PX)
+    width = float(width_px or layout_width())
     spec = bars_spec(weights, labels, title=title, percent=True, y_range=(0, 1.18), width_px=width,
                      exact=[False] * len(weights))  # softmax of finite scores: never exactly 0 or 1
     bar = spec["data"][0]

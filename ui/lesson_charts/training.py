@@ -13,13 +13,13 @@ import numpy as np
 from ui.figures import (
     FONT,
     LINE_EM,
-    REF_COLUMN_PX,
     ROLE_COLORS,
     SMALL_FONT,
     TICK_FONT,
     X_TITLE_PX,
     chart_title,
     finish,
+    layout_width,
     legend_below,
 )
 
@@ -41,7 +41,7 @@ def loss_spec(curves, *, step: int | None, marker: str, title: str, x_title: str
         step: the step shown, marked by a vertical line with ``marker`` written above it (None: no mark).
         y_top: the axis' top (a loss); default the curves' largest value.
     """
-    width = float(width_px or REF_COLUMN_PX)
+    width = float(width_px or layout_width())
     data = []
     top = 0.0
     for k, (name, values) in enumerate(curves):

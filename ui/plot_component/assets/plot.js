@@ -130,12 +130,24 @@ async function draw(job, Plotly, streamlitTemplate) {
 
 // A figure whose cells alone changed since the chart was drawn (the same frame: layout, colour range, config) is
 // patched in (patch.js: 2–4 ms instead of plotly's 25–30 ms for a 16×16 heatmap); anything else is drawn by plotly.
+// One draw at a time per chart: a figure that comes while the chart's previous one is still being drawn (the
+// weights, drawn at once outside the queue, when a second run follows the first within a draw's time: the page's
+// first run laid out for the reference width, then the run for the browser's own width, ui/viewport.py) waits for
+// it, and is dropped if a newer one came meanwhile. Two plotly draws in one div at once left it empty, for good.
 function run(job, Plotly, streamlitTemplate) {
-  if (job.state.drawn && job.state.frame === job.frame && patchHeatmap(job.div, job.data)) {
+  const state = job.state;
+  state.latest = job;
+  if (state.pending) {
+    return state.pending.then(() => (state.latest === job ? run(job, Plotly, streamlitTemplate) : undefined));
+  }
+  if (state.drawn && state.frame === job.frame && patchHeatmap(job.div, job.data)) {
     stats.patched += 1;
     return undefined;
   }
-  return draw(job, Plotly, streamlitTemplate);
+  const drawing = draw(job, Plotly, streamlitTemplate);
+  state.pending = drawing;
+  drawing.finally(() => { if (state.pending === drawing) state.pending = null; });
+  return drawing;
 }
 
 // ---- the redraw queue (one per page: the module is evaluated once) ---------------------------------------------
@@ -217,7 +229,7 @@ function plotDiv(parent) {
     div.className = "al-plot";
     div.setAttribute("role", "figure");
     div.style.width = "100%";
-    parent.appendChild(div);
+    parent.prepend(div);  // before a row cell's caption, also when drawn anew (dispose)
     const state = { text: null, drawn: false, width: 0 };
     state.resize = new ResizeObserver(() => {
       const w = div.clientWidth;
@@ -253,6 +265,11 @@ function show(div, msg, text) {
   const layout = figure.layout || {};
   div.setAttribute("aria-label", label || "");
   if (layout.height) div.style.height = `${layout.height}px`;  // the chart's height, reserved before plotly runs
+  // a chart laid out wider than its column (its numbers fit no narrower: ui.figures.fitted_plan) keeps its width
+  // and scrolls sideways in its own box; the page itself never scrolls sideways
+  const wide = typeof layout.width === "number";
+  div.style.width = wide ? `${layout.width}px` : "100%";
+  if (div.parentElement) div.parentElement.style.overflowX = wide ? "auto" : "";
   queue.delete(div);  // a newer figure replaces one not drawn yet, and takes its place in the page order
   // as st.plotly_chart does: no "Share chart" button (it would upload the chart to Plotly Cloud); the width
   // follows the column through the ResizeObserver above, not plotly's window listener
@@ -272,11 +289,18 @@ function show(div, msg, text) {
   if (first && firstArrived) firstArrived();
 }
 
+// A chart's element taken down (Streamlit calls the cleanup below): its plot div goes with its plot. Streamlit may
+// call this module again for the same element with the same payload (seen when a second run follows the page's
+// first one at once: ui/viewport.py); the chart is then drawn afresh in a new div, never left purged and empty.
 function dispose(div) {
   queue.delete(div);
   firstDivs.delete(div);
-  if (div.__attentionLab) div.__attentionLab.resize.disconnect();
+  if (div.__attentionLab) {
+    div.__attentionLab.resize.disconnect();
+    div.__attentionLab.latest = null;
+  }
   if (window.Plotly) window.Plotly.purge(div);
+  div.remove();
 }
 
 // ---- a row of charts (ui.plot_component.row): one element, a grid of cells, each a chart and its caption --------
@@ -387,9 +411,18 @@ function showRow(holder, msg) {
   }
 }
 
+// Each call's cleanup takes the chart down only if no later call came for the same element: Streamlit may run an
+// earlier call's cleanup after the next call (two runs in quick succession: the page's first run and the run for
+// the browser's own width, ui/viewport.py), which took down the charts just drawn, and the page stayed without them.
 export default function (component) {
   const { data, parentElement } = component;
-  const cleanup = () => { for (const div of parentElement.querySelectorAll(".al-plot")) dispose(div); };
+  const call = {};
+  parentElement.__attentionLabCall = call;
+  const cleanup = () => {
+    if (parentElement.__attentionLabCall !== call) return;  // a later call owns the element's charts
+    parentElement.__attentionLabText = null;
+    for (const div of parentElement.querySelectorAll(".al-plot")) dispose(div);
+  };
   if (data == null) return cleanup;
   const text = typeof data === "string" ? data : decoder.decode(data);
   if (text === parentElement.__attentionLabText) return cleanup;  // the same payload again: nothing to redraw
