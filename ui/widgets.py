@@ -12,7 +12,7 @@ import streamlit as st
 from attention_core.tokens import MAX_TOKENS, tokenize
 from lessons.cells import Refusal, parse_cell_text
 
-from . import drag
+from . import drag, viewport
 from .escape import markdown as md_escape
 from .i18n import t
 from .numbers import editable
@@ -267,10 +267,25 @@ def mask_editor(key: str, mask: np.ndarray, row_labels, col_labels, *, commit: C
     rows = [f"{i + 1} {x}" for i, x in enumerate(row_labels)]
     cols = [f"{j + 1} {x}" for j, x in enumerate(col_labels)]
     # a mask is carried into another batch length by position (lessons.seeded.refit), not by token
+    width = _tick_column_px(len(cols))
     _grid(key, np.asarray(mask, dtype=bool), rows, cols, show=bool, read=bool,
           row_keys=list(range(len(rows))), col_keys=list(range(len(cols))),
-          column=lambda c: st.column_config.CheckboxColumn(c), commit=commit, current=current,
+          column=lambda c: st.column_config.CheckboxColumn(c, width=width, help=c), commit=commit, current=current,
           on_dropped=_dropped_notice(notify, name, values=False) if notify else None)
+
+
+MASK_INDEX_PX = 72  # the mask editor's row labels ("5 [PAD]") and the grid's borders
+TICK_COLUMN_PX = (40, 84)  # a tick box column: at least (a tick box and its padding), at most (its label whole)
+
+
+def _tick_column_px(n_cols: int) -> int | None:
+    """The width (px) of each tick box column so that ``n_cols`` of them fit the page's main column
+    (ui.viewport.width: a 390 px phone cut the fifth column of a 5×5 mask, issue 24 §4); None (Streamlit's own,
+    each label whole) where they fit anyway. A label cut short is whole in the column's tooltip."""
+    room = (viewport.width() - MASK_INDEX_PX) / max(n_cols, 1)
+    if room >= TICK_COLUMN_PX[1]:
+        return None
+    return int(max(TICK_COLUMN_PX[0], room))
 
 
 # ---- one cell, one slider ----------------------------------------------------------------------------------------
