@@ -411,17 +411,21 @@ function showRow(holder, msg) {
   }
 }
 
-// Each call's cleanup takes the chart down only if no later call came for the same element: Streamlit may run an
-// earlier call's cleanup after the next call (two runs in quick succession: the page's first run and the run for
-// the browser's own width, ui/viewport.py), which took down the charts just drawn, and the page stayed without them.
+// A call's cleanup takes the charts down only when their element has left the page and no later call came for it.
+// Streamlit runs cleanups of elements that stay on the page too (two runs in quick succession: the page's first run
+// and the run for the browser's own width, ui/viewport.py): taken down at once, the charts just drawn vanished and
+// the page stayed without them (/pair at 1024×768, every load); an earlier call's cleanup may even come after the
+// next call. So the cleanup looks a moment later, and only an element no longer in the document loses its charts.
 export default function (component) {
   const { data, parentElement } = component;
   const call = {};
   parentElement.__attentionLabCall = call;
   const cleanup = () => {
-    if (parentElement.__attentionLabCall !== call) return;  // a later call owns the element's charts
-    parentElement.__attentionLabText = null;
-    for (const div of parentElement.querySelectorAll(".al-plot")) dispose(div);
+    setTimeout(() => {
+      if (parentElement.__attentionLabCall !== call || parentElement.isConnected) return;
+      parentElement.__attentionLabText = null;
+      for (const div of parentElement.querySelectorAll(".al-plot")) dispose(div);
+    }, 0);
   };
   if (data == null) return cleanup;
   const text = typeof data === "string" ? data : decoder.decode(data);
