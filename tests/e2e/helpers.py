@@ -55,11 +55,12 @@ def app_dir() -> Path:
     return Path(os.environ.get("ATTN_LAB_APP_DIR") or REPO_ROOT).resolve()
 
 
-# Whether the charts are laid out for the main column this window gives (ui/viewport.py): no width sent and not yet
-# used by a run (the same rule as the relay's, its TOLERANCE_PX and GROW_PX).
+# Whether the charts are laid out for the main column this window gives (ui/viewport.py): the relay has measured it
+# and no width is sent and not yet used by a run (the same rule as the relay's, its TOLERANCE_PX and GROW_PX). Before
+# the relay had measured, a page at rest after its first run was read with charts laid out for 820 px at 1024×768.
 VIEWPORT_AT_REST = """() => {
   const V = window.__attentionLabViewport;
-  if (!V || V.used == null) return true;
+  if (!V || V.used == null) return false;  // the frame's relay (on every page) has not measured yet
   const w = V.measure();
   return !(w > 0) || (w >= V.used - 6 && w <= V.used + 24);
 }"""
