@@ -71,10 +71,6 @@ LAYOUT_WIDTH: contextvars.ContextVar[float] = contextvars.ContextVar("layout_wid
 """The width (px) a chart built now is laid out for when its builder is given no ``width_px``: the page's main
 column as the browser measured it (set for each run by ui.viewport), or a chart slot's (ui.charts.chart_columns)."""
 
-
-def layout_width() -> float:
-    """The width (px) a chart is laid out for by default: :data:`LAYOUT_WIDTH`."""
-    return LAYOUT_WIDTH.get()
 COLUMN_GAP_PX = 16
 """Gap between two st.columns."""
 CELL_FONTS = (18, 16, 14)
@@ -137,6 +133,20 @@ def text_px(text: str, size: float) -> float:
 def text_height_px(text: str, size: float) -> float:
     """Height in px of a chart text's box (one line per <br>)."""
     return size * (LINE_EM + NEXT_LINE_EM * (len(text_lines(text)) - 1))
+
+
+def layout_width() -> float:
+    """The width (px) a chart is laid out for by default: :data:`LAYOUT_WIDTH`."""
+    return LAYOUT_WIDTH.get()
+
+
+def own_width(layout: dict, width: float, column: float) -> dict:
+    """``layout`` with ``width`` as the chart's own width when it is wider than its ``column`` (its texts fit no
+    narrower: :func:`fitted_plan`, :func:`wide_enough`, a least width): the chart component then scrolls it sideways in
+    its own box and its caption says so (ui.charts). Returns ``layout``."""
+    if width > column:
+        layout["width"] = width
+    return layout
 
 
 def column_px(n: int = 1, share: float | None = None, of: float | None = None) -> int:
@@ -666,8 +676,7 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
         widest = max((text_px(x, SMALL_FONT) for x in tick_texts), default=0.0)  # none wider than the margin holds
         colorbar["tickvals"], colorbar["ticktext"] = _ticks(
             lo, hi, 0.9 * plot_h, lambda x: SMALL_FONT * LINE_EM if text_px(x, SMALL_FONT) <= widest else math.inf)
-    if width > column:  # wider than its column: drawn at its own width, scrolled sideways in its box
-        layout["width"] = width
+    own_width(layout, width, column)
     framed = [i for i in frame_rows(highlight_rows) if 0 <= i < r]
     shapes = block_frames(r, c, *blocks)
     shapes += [{"fillcolor": "rgba(0,0,0,0)", "line": {"color": ROLE_COLORS["Q"], "width": 4},
@@ -740,8 +749,7 @@ def mask_spec(mask, row_labels, col_labels, *, title: str = "", row_title: str =
                                                   row_title=bool(row_title), col_title=bool(col_title),
                                                   cell_px=cell_px), width)
     layout = _grid_layout(plan, title, ROLE_COLORS["mask"], (), row_title, col_title, width)
-    if width > column:  # as heatmap_spec
-        layout["width"] = width
+    own_width(layout, width, column)
     layout["plot_bgcolor"] = "#eeeeee"
     data = [_flat_cells(m, OPEN_CELL, yes, custom, hover, r, c, plan.font),
             _flat_cells(~m, MASKED_GREY, no, custom, hover, r, c, plan.font)]
@@ -856,8 +864,7 @@ def bars_spec(values, labels, *, title: str = "", color: str = ROLE_COLORS["weig
         "yaxis": yaxis, "height": top + plot_h + bottom, "plot_bgcolor": "white", "paper_bgcolor": "white",
         "showlegend": False,
     }
-    if width > column:  # wider than its column (wide_enough): drawn at its own width, scrolled in its box
-        layout["width"] = width
+    own_width(layout, width, column)
     return finish({"data": [trace], "layout": layout})
 
 

@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from ui import viewport
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 
@@ -58,12 +60,12 @@ def app_dir() -> Path:
 # Whether the charts are laid out for the main column this window gives (ui/viewport.py): the relay has measured it
 # and no width is sent and not yet used by a run (the same rule as the relay's, its TOLERANCE_PX and GROW_PX). Before
 # the relay had measured, a page at rest after its first run was read with charts laid out for 820 px at 1024×768.
-VIEWPORT_AT_REST = """() => {
+VIEWPORT_AT_REST = f"""() => {{
   const V = window.__attentionLabViewport;
   if (!V || V.used == null) return false;  // the frame's relay (on every page) has not measured yet
   const w = V.measure();
-  return !(w > 0) || (w >= V.used - 6 && w <= V.used + 24);
-}"""
+  return !(w > 0) || (w >= V.used - {viewport.TOLERANCE_PX} && w <= V.used + {viewport.GROW_PX});
+}}"""
 
 
 def wait_for_app(page, timeout_ms: float = 30_000) -> None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import pytest
 
 import lessons
+from ui.viewport import GROW_PX as GROW
+from ui.viewport import TOLERANCE_PX as TOL
 
 from .helpers import APP_READY
 
@@ -51,7 +53,7 @@ def _rest(page, quiet_ms: int = 1500, timeout_s: float = 40.0) -> dict:
 def _laid_out_for_their_boxes(s: dict) -> list[str]:
     out = []
     for k, p in enumerate(s["plots"]):
-        if p["laid"] < p["box"] - 25:  # a little wider than laid out for is fine (ui.viewport.GROW_PX)
+        if p["laid"] < p["box"] - GROW - 1:  # a little wider than laid out for is fine
             out.append(f"chart {k}: laid out for {p['laid']} px in a {p['box']} px box")
         if p["laid"] > p["box"] + 1 and not p["scrolls"]:
             out.append(f"chart {k}: {p['laid']} px wide in a {p['box']} px box that does not scroll")
@@ -82,7 +84,7 @@ def test_charts_are_laid_out_for_the_column_they_get(browser, app_server, size):
             assert s["sends"] == 0, f"the reference window asked for a second run: {s['used']} vs {s['column']}"
         else:
             assert s["sends"] == 1, f"{s['sends']} widths sent on one page load"
-        assert s["column"] - 6 <= s["used"] <= s["column"] + 24, s
+        assert s["column"] - TOL <= s["used"] <= s["column"] + GROW, s
         problems = _laid_out_for_their_boxes(s)
         assert not problems, f"{size}:\n" + "\n".join(problems)
     finally:
@@ -98,9 +100,9 @@ def test_a_window_made_narrower_and_wider_again(browser, app_server):
         for w, h in ((1024, 768), (700, 800), (1280, 720)):
             page.set_viewport_size({"width": w, "height": h})
             s = _rest(page)
-            assert s["column"] - 6 <= s["used"] <= s["column"] + 24, (w, s)
+            assert s["column"] - TOL <= s["used"] <= s["column"] + GROW, (w, s)
             problems = _laid_out_for_their_boxes(s)
             assert not problems, f"{w}×{h}:\n" + "\n".join(problems)
-        assert abs(s["used"] - first["used"]) <= 24  # back where it began
+        assert abs(s["used"] - first["used"]) <= GROW  # back where it began
     finally:
         context.close()

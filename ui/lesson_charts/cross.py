@@ -24,6 +24,7 @@ from ui.figures import (
     hover_names,
     layout_width,
     legend_below,
+    own_width,
     text_px,
     wide_enough,
 )
@@ -91,8 +92,7 @@ def alignment_spec(weights, targets, sources, *, chosen: int | None, title: str,
         "yaxis": {"range": [-0.06, 1.06], "showgrid": False, "zeroline": False, "tickfont": tick,
                   "tickvals": [1.0, 0.0], "ticktext": list(left_titles), "fixedrange": True},
     }
-    if width > column:  # wider than its column (wide_enough): drawn at its own width, scrolled in its box
-        layout["width"] = width
+    own_width(layout, width, column)
     # the lines are drawn against the bottom axis (x): both axes span 0..1, so a target's x is its top tick's
     return finish({"data": data, "layout": layout})
 

@@ -25,6 +25,7 @@ from ui.figures import (
     fit_tick_labels,
     layout_width,
     legend_below,
+    own_width,
     room_for_labels,
     value_labels,
 )
@@ -130,9 +131,7 @@ def _lesson_layout(title: str, height: int, axes: dict, annotations=(), width: f
         else:
             axis["tickfont"] = {"size": 16}
         layout[name] = axis
-    if column is not None and width > column:
-        layout["width"] = width
-    return layout
+    return layout if column is None else own_width(layout, width, column)
 
 
 _PANEL_SIDE_PX = 60  # a panel grid's value axis labels and outer margins, left of the first panel
