@@ -17,7 +17,7 @@ import streamlit as st
 
 from lessons import link
 
-from . import drag
+from . import drag, echo
 from .i18n import t
 from .numbers import num
 from .runtime import Page
@@ -43,12 +43,18 @@ def control(page: Page, factory: Callable, name: str, label: str, *, value, appl
     key = page.key(name)
     limit = kwargs.pop("max_chars", None)  # not given to the widget: see _cut
     is_slider = getattr(factory, "__name__", "") in ("slider", "select_slider")
-    if not is_slider:
-        sync(key, value)
-
     options = kwargs.get("options")
+    if not is_slider:
+        sync(key, value, _default(factory, options))
+
+    def same(a, b) -> bool:  # a choice's session value may be its option's text (see chosen_option)
+        if options is not None:
+            a = chosen_option(a, options, kwargs.get("format_func", str))
+        return drag.same(a, b)
 
     def changed() -> None:
+        if echo.stale(key, same):
+            return
         value = st.session_state[key]
         if options is not None:  # a choice: the text of an option that is gone means no new choice
             value = chosen_option(value, options, kwargs.get("format_func", str))
@@ -62,6 +68,18 @@ def control(page: Page, factory: Callable, name: str, label: str, *, value, appl
         return drag.slider(factory, label, key=key, value=value, on_change=changed,
                            relay=lambda v: page.apply(apply, v, place=place), **kwargs)
     return factory(label, key=key, on_change=changed, **kwargs)
+
+
+def _default(factory: Callable, options) -> object:
+    """The value a widget made by ``factory`` has when drawn without a session value (Streamlit 1.67's defaults)."""
+    name = getattr(factory, "__name__", "")
+    if name in ("text_input", "text_area"):
+        return ""
+    if name in ("selectbox", "radio"):
+        return list(options)[0] if options is not None and len(options) else None
+    if name in ("toggle", "checkbox"):
+        return False
+    return echo.NO_DEFAULT
 
 
 def _refused_text(page: Page, value: str, label: str, place: str) -> bool:
@@ -132,11 +150,13 @@ def number(page: Page, factory: Callable, name: str, label: str, *, value: float
     if not page.keeps(name):
         return value
     key = page.key(name)
-    sync(key, float(value))
+    sync(key, float(value), None)  # the field is drawn with value=None
     shown = what or label
     rng = t("num.range", lo=num(lo, decimals), hi=num(hi, decimals)) + " " + t("num.keys")
 
     def changed() -> None:
+        if echo.stale(key, drag.same):
+            return
         raw = st.session_state.get(key)
         used, code = checked_number(raw, value, lo, hi, decimals)
         typed = "" if raw is None else num(raw, max(decimals, 6))

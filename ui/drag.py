@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from . import echo
+
 DRAG_KEY = "frame.drag"  # the relay's widget key (its trigger "drag")
 SLIDERS = "_drag_sliders"
 RELAYED = "_drag_relayed"
@@ -176,8 +178,9 @@ def sync(key: str, value) -> None:
         if relayed is not None and same(st.session_state[key], relayed[0]) and same(value, relayed[1]):
             return
         if same(st.session_state[key], value):
+            echo.confirm(key)
             return
-    st.session_state[key] = value
+    echo.write(key, value)  # the value it replaces may come back from the browser late: ui.echo
 
 
 # Sliders are also given their value as value= (the same value sync() set, so the two never disagree): a slider
@@ -200,6 +203,8 @@ def slider(factory: Callable, label: str, *, key: str, value, on_change: Callabl
         isinstance(value, int) and not isinstance(value, bool))
 
     def changed() -> None:
+        if echo.stale(key, same):
+            return
         st.session_state.get(RELAYED, {}).pop(key, None)
         on_change()
 

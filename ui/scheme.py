@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from . import echo
 from .figures import SCHEMES
 from .i18n import current_lang, t
 from .widgets import sync
@@ -37,12 +38,17 @@ def choice() -> None:
     """The sidebar's choice of scheme (its own widget key, set from the session's choice when they differ:
     :func:`ui.widgets.sync`)."""
     widget = KEY + ".choice"
-    sync(widget, current())
+    sync(widget, current(), next(iter(SCHEMES)))
     lang = current_lang()  # the option texts of this run's language, whenever they are asked for
     st.sidebar.selectbox(t("scheme.label"), list(SCHEMES), key=widget,
                          format_func=lambda k: t(f"scheme.{k}", lang=lang),
                          help=t("scheme.help"),
-                         on_change=lambda: st.session_state.update({KEY: st.session_state[widget]}))
+                         on_change=_chosen, args=(widget,))
+
+
+def _chosen(widget: str) -> None:
+    if not echo.stale(widget, lambda a, b: a == b):
+        st.session_state[KEY] = st.session_state[widget]
 
 
 def link_params() -> dict[str, str]:

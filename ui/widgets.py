@@ -12,7 +12,7 @@ import streamlit as st
 from attention_core.tokens import MAX_TOKENS, tokenize
 from lessons.cells import Refusal, parse_cell_text
 
-from . import drag, viewport
+from . import drag, echo, viewport
 from .escape import markdown as md_escape
 from .i18n import t
 from .numbers import editable
@@ -51,7 +51,7 @@ def _index(value) -> int:
     return int(m.group(1)) - 1 if m else 0
 
 
-def sync(key: str, value) -> None:
+def sync(key: str, value, default=echo.NO_DEFAULT) -> None:
     """Set a widget's session value from the lesson state before the widget is drawn (no value= too, except for a
     slider: see below), only when it differs.
 
@@ -60,10 +60,14 @@ def sync(key: str, value) -> None:
     field's old text back over what the person was typing in it meanwhile, and the typed text was lost (seen in CI,
     test_hostile_text_browser[masks]). A keyed widget keeps its identity when its label changes (Streamlit ≥ 1.50:
     the key is its identity), so a language switch needs no write; a widget that was not drawn in the last run has
-    no session value, and gets one here."""
+    no session value, and gets one here.
+
+    ``default``: the widget's value when drawn without a session value (a text field's "", a choice's first
+    option): what the browser holds until it has applied the written value (:func:`ui.echo.write`)."""
     if key in st.session_state and drag.same(st.session_state[key], value):
+        echo.confirm(key)
         return
-    st.session_state[key] = value
+    echo.write(key, value, default)  # the value it replaces may come back from the browser late: ui.echo
 
 
 # ---- editable grids (a matrix of numbers, a boolean mask) ---------------------------------------------------------
@@ -303,12 +307,14 @@ def cell_picker(page, labels: dict[str, tuple[list[str], list[str]]], *, name: s
     cell = lesson.picked_cell(page.state)
     if not page.keeps(name):
         return cell
-    for part, value in zip(("m", "i", "j"), cell):
-        sync(f"{key}:{part}", value)
     names = list(labels)
+    for part, value, first in zip(("m", "i", "j"), cell, (names[0], 0, 0)):
+        sync(f"{key}:{part}", value, first)
     rows, cols = labels[cell[0]]
 
     def pick(part: str) -> None:
+        if echo.stale(f"{key}:{part}", lambda a, b: (chosen_option(a, names) if part == "m" else _index(a)) == b):
+            return
         value = st.session_state.get(f"{key}:{part}")
         m, i, j = lesson.picked_cell(page.state)
         if part == "m":

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import EXCEPTION_BOX, cells, query_of, sel
+from .helpers import EXCEPTION_BOX, cells, query_of, sel, wait_for_app
 from .test_qkv_browser import (
     APP_READY,
     RUN_COUNTER,
@@ -60,8 +60,8 @@ def _open(page, url: str) -> None:
     page.add_init_script(RUN_COUNTER)
     track_messages(page)
     page.goto(url)
-    page.wait_for_selector(APP_READY)
-    page.locator("h1").first.wait_for()
+    wait_for_app(page, 90_000)  # and the frame's width relay at rest: its rerun (this window is wider than 1280)
+    page.locator("h1").first.wait_for()  # must not come between the typing and the click
     page.locator(f"{sel('qkv.fig.weights')} .heatmap-label text").first.wait_for()
 
 
