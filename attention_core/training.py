@@ -38,7 +38,7 @@ import numpy as np
 
 __all__ = [
     "TASKS", "VOCAB", "N_TOKENS", "TaskData", "Params", "Forward", "History", "make_task", "init_params",
-    "forward", "loss", "loss_and_grads", "train", "pattern_score", "DIVERGED_LIMIT",
+    "forward", "loss", "loss_and_grads", "train", "pattern_score", "decay_term", "DIVERGED_LIMIT",
 ]
 
 TASKS = ("previous", "same", "first")
@@ -232,6 +232,12 @@ def _cross_entropy(fw: Forward, data: TaskData) -> float:
 
 def _readout_size(params: Params) -> float:
     return float(np.sum(params.W_V ** 2) + np.sum(params.W_O ** 2))
+
+
+def decay_term(params: Params, decay: float) -> float:
+    """The weight-decay part of :func:`loss`: ``decay``/2 · (‖W_V‖² + ‖W_O‖²) (squared Frobenius norms; a float,
+    in the loss' units, nats). A mini-batch's loss in :class:`History` includes it; the held-out loss does not."""
+    return 0.5 * float(decay) * _readout_size(params)
 
 
 def loss(params: Params, data: TaskData, *, scaled: bool = True, decay: float = 0.0) -> float:

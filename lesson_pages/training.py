@@ -4,9 +4,12 @@ held-out example beside the right pattern, W_Q and W_K, and what W_Q·W_Kᵀ ask
 done once per setup (cached in lessons/training.py); moving the step redraws what was kept."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import streamlit as st
 
+from attention_core import training as core
 from lessons import training as lesson
 from ui import bind, charts, numbers, runtime, text
 from ui.escape import chart as chart_text
@@ -56,14 +59,29 @@ def controls(page: runtime.Page) -> None:
                    help=t("training.ctl.scaled_help"))
 
 
+def _sees_itself(r: lesson.Run) -> bool:
+    """Whether the task's mask lets a query see its own token (j ≤ i) or only earlier ones (j < i: same word)."""
+    return bool(np.all(np.diag(r.watch.mask)))
+
+
+def _at_least(w: float) -> str:
+    """A share as a lower bound: rounded down to 0.1% (0.99996 is "at least 99.9%", never "at least >99.9%")."""
+    return numbers.percent(math.floor(w * 1000) / 1000, 1)
+
+
+FORMED = 0.9  # the share of the weight on the right key from which every query counts as having learned the pattern
+
+
 def summary(page: runtime.Page, r: lesson.Run) -> None:
     state = page.state
     h = r.history
-    text.explain(t("training.out.model", d_k=state.d_k))
-    st.markdown(t("training.out.summary", steps=state.steps,
-                  start=numbers.num(float(h.held_out_loss[0]), 3), end=numbers.num(float(h.held_out_loss[-1]), 3),
-                  lowest=numbers.percent(r.lowest, 1), mean=numbers.percent(r.mean, 1),
-                  n=lesson.N_HELD_OUT, goal=_task_goal(state.task)))
+    mask = t("training.mask.causal") if _sees_itself(r) else t("training.mask.earlier")
+    text.explain(t("training.out.model", d_k=state.d_k, mask=mask))
+    pattern = dict(mean=numbers.percent(r.mean, 1), n=lesson.N_HELD_OUT, goal=_task_goal(state.task))
+    st.markdown(t("training.out.summary", steps=state.steps, start=numbers.num(float(h.held_out_loss[0]), 3),
+                  end=numbers.num(float(h.held_out_loss[-1]), 3)) + " "
+                + (t("training.out.formed", lowest=_at_least(r.lowest), **pattern) if r.lowest >= FORMED
+                   else t("training.out.not_formed", lowest=numbers.percent(r.lowest, 1), **pattern)))
     if h.diverged_at is not None:
         st.warning(t("training.out.diverged", step=h.diverged_at), icon=":material/warning:")
 
@@ -128,7 +146,9 @@ def scrub(page: runtime.Page) -> None:
                                       charts.heatmap_need(ideal, toks, toks, weights=True))
         with s1:
             charts.show_heatmap("train_weights", W, toks, toks, weights=True, key="training.fig.weights",
-                                title_args={"step": state.step}, caption=t("training.fig.weights_caption"),
+                                title_args={"step": state.step},
+                                caption=t("training.fig.weights_caption" if _sees_itself(r)
+                                          else "training.fig.weights_caption_earlier"),
                                 cell_px=low)
         with s2:
             charts.show_heatmap("train_ideal", ideal, toks, toks, weights=True, key="training.fig.ideal",
@@ -138,8 +158,10 @@ def scrub(page: runtime.Page) -> None:
         curves = [(chart_text(t("training.curve.held_out")), h.held_out_loss),
                   (chart_text(t("training.curve.batch")), h.loss)]
         top = float(max(h.loss.max(), h.held_out_loss.max()))
+        gap = core.decay_term(h.params(state.step), lesson.DECAY)
         charts.show_figure(_loss_chart(curves, state.step, t("training.curve.title"), top),
-                           key="training.fig.loss", caption=t("training.curve.caption"))
+                           key="training.fig.loss", caption=t("training.curve.caption", decay=numbers.num(lesson.DECAY),
+                                                                gap=numbers.num(gap, 3)))
     if page.reveals("matrices"):
         matrices(page, r, arrays)
 
@@ -245,12 +267,12 @@ def _reach_words(name: str, loss: np.ndarray, diverged: int | None) -> str:
 def experiment(page: runtime.Page) -> None:
     state = page.state
     st.subheader(t("training.sec.experiment"))
-    text.explain(t("training.sec.experiment_help", lr=numbers.num(lesson.LR_UNSTABLE, 1)))
+    other_lr = lesson.other_lr(state)
+    text.explain(t("training.sec.experiment_help", now=numbers.num(state.lr, 3), lr=numbers.num(other_lr, 3)))
     runs = lesson.comparison(state)
     now = t("training.exp.now_scaled") if state.scaled else t("training.exp.now_unscaled")
     flipped = t("training.exp.flip_unscaled") if state.scaled else t("training.exp.flip_scaled")
-    other_lr = lesson.LR_UNSTABLE if state.lr != lesson.LR_UNSTABLE else 0.05
-    large = t("training.exp.lr", lr=numbers.num(other_lr, 2))
+    large = t("training.exp.lr", lr=numbers.num(other_lr, 3))
     names = (now, flipped, large)
     keys = ("now", "flipped", "too_large")
     curves = [(chart_text(n), runs[k].history.held_out_loss) for n, k in zip(names, keys)]

@@ -82,7 +82,7 @@ class Field:
         return self.parse(raw), None
 
 
-_INT = re.compile(r"^[+-]?[0-9]{1,7}$")
+_INT = re.compile(r"^[+-]?[0-9]{1,12}$")
 
 
 @dataclass(frozen=True)

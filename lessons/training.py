@@ -30,8 +30,9 @@ from .ranges import nice_ceiling
 
 __all__ = [
     "TASKS", "LEARNING_RATES", "STEP_CHOICES", "DK_CHOICES", "SEED_MAX", "N_WATCH", "LR_UNSTABLE", "TrainingState",
-    "Run", "default_state", "setup", "run", "comparison", "arrays", "feature_labels", "token_labels", "with_task",
-    "with_lr", "with_steps", "with_d_k", "with_seed", "with_scaled", "with_step", "with_example", "LINK", "LESSON",
+    "Run", "default_state", "setup", "run", "comparison", "other_lr", "arrays", "feature_labels", "token_labels",
+    "with_task", "with_lr", "with_steps", "with_d_k", "with_seed", "with_scaled", "with_step", "with_example", "LINK",
+    "LESSON",
 ]
 
 TASKS = core.TASKS
@@ -155,9 +156,13 @@ def run(state: TrainingState) -> Run:
 def comparison(state: TrainingState) -> dict[str, Run]:
     """The experiment: the state's setup as it is ("now"), with ÷√d_k switched the other way ("flipped"), and with
     the learning rate LR_UNSTABLE ("too_large"; with the moderate 0.05 when the state already uses it)."""
-    other_lr = LR_UNSTABLE if state.lr != LR_UNSTABLE else 0.05
     return {"now": run(state), "flipped": run(replace(state, scaled=not state.scaled, step=0)),
-            "too_large": run(replace(state, lr=other_lr, step=0))}
+            "too_large": run(replace(state, lr=other_lr(state), step=0))}
+
+
+def other_lr(state: TrainingState) -> float:
+    """The learning rate of the experiment's third training: LR_UNSTABLE, or 0.05 when the state already uses it."""
+    return LR_UNSTABLE if state.lr != LR_UNSTABLE else 0.05
 
 
 def token_labels(state: TrainingState, example: int | None = None) -> list[str]:
@@ -261,13 +266,16 @@ def with_example(state: TrainingState, example: int) -> TrainingState:
 
 
 # ---- link --------------------------------------------------------------------------------------------------------
+STEP_LINK_MAX = 10**9
+"""A link's step past the training's end opens its last step (said); t=201 and t=99999999 alike (a new-user trial:
+the second was refused and opened step 0). Past this it is no step."""
 LINK = link.LinkSchema(
     namespace="training", version=1,
     fields=(link.Choice("task", TASKS), link.Decimal("lr", min(LEARNING_RATES), max(LEARNING_RATES),
                                                      allowed=LEARNING_RATES),
             link.Int("n", min(STEP_CHOICES), max(STEP_CHOICES), allowed=STEP_CHOICES),
             link.Int("dk", min(DK_CHOICES), max(DK_CHOICES), allowed=DK_CHOICES), link.Int("s", 0, SEED_MAX),
-            link.Flag("sc"), link.Int("t", 0, max(STEP_CHOICES)), link.Int("ex", 0, N_WATCH - 1)),
+            link.Flag("sc"), link.Int("t", 0, STEP_LINK_MAX), link.Int("ex", 0, N_WATCH - 1)),
 )
 _FIELDS = {"task": "task", "lr": "lr", "n": "steps", "dk": "d_k", "s": "seed", "sc": "scaled", "t": "step",
            "ex": "example"}

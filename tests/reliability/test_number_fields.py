@@ -63,13 +63,14 @@ def test_bad_numbers_in_every_number_field(lesson):
 def test_every_number_field_says_beforehand_which_keys_it_types(lesson, lang):
     """Issue 20, defect 7: a browser's number field types nothing for a letter, so ``0x10`` arrives as 10 and the
     app never sees the x. What the page cannot hear afterwards it says beforehand: every number field's help (the
-    "?" beside it) names the keys it types, in the page's language, with that very example."""
+    "?" beside it) names the keys it types, in the page's language, with an example a student might type (a letter
+    among digits: a new-user trial found "0x10" developer-speak) and its result."""
     from ui.i18n import t
 
     at = open_page(lesson, lang=lang)
     assert_clean(at, lesson)
     keys = t("num.keys", lang=lang)
-    assert "0x10" in keys and "10" in keys.replace("0x10", "")  # the words give the example and its result
+    assert "2a5" in keys and "25" in keys.replace("2a5", "")  # the words give the example and its result
     for w in at.number_input:
         if str(w.key).startswith(lesson.key + "."):
             assert keys in str(w.help), (w.key, w.help)

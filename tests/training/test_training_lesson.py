@@ -83,7 +83,8 @@ def test_the_link_carries_the_step_and_the_setup():
     assert L.LESSON.decode(params) == (state, [])
 
 
-@pytest.mark.parametrize("params, code", [({"t": "999999"}, "bad_value"), ({"lr": "nan"}, "bad_value"),
+@pytest.mark.parametrize("params, code", [({"t": "-1"}, "bad_value"), ({"t": "99999999999"}, "bad_value"),
+                                          ({"lr": "nan"}, "bad_value"),
                                           ({"lr": "0.07"}, "bad_value"), ({"dk": "3"}, "bad_value"),
                                           ({"task": "<b>x</b>"}, "bad_value")])
 def test_hostile_link_values_are_said_and_the_default_used(params, code):
@@ -92,6 +93,14 @@ def test_hostile_link_values_are_said_and_the_default_used(params, code):
     assert [n.code for n in notes] == [code] and notes[0].args["param"] == key
     default = L.default_state()
     assert state == default
+
+
+@pytest.mark.parametrize("asked", ["201", "99999999"])
+def test_a_huge_step_is_past_the_end_too(asked):
+    """A new-user trial: t=201 opened the last step with a notice, t=99999999 was refused and opened step 0."""
+    state, notes = L.LESSON.decode({"training": "1", "n": "200", "t": asked})
+    assert state.step == 200
+    assert [(n.code, n.args["asked"], n.args["used"]) for n in notes] == [("training_step_clamped", int(asked), 200)]
 
 
 def test_a_step_past_the_links_training_is_its_last_step_said():

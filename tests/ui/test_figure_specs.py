@@ -613,3 +613,19 @@ def test_show_figure_takes_specs_only():
 
     with pytest.raises(TypeError, match=r"\*_spec"):
         charts.show_figure(go.Figure(F.bars_spec([0.5, 0.5], ["a", "b"])))
+
+
+def test_the_training_loss_axis_fits_the_curves():
+    """A loss that settles at 0.02 gets an axis from just below 0.02 (a new-user trial: the axis began at 0.001 and
+    the whole fall took the top half of the plot); ticks 1-2-5 in a narrow range, powers of ten in a wide one."""
+    import math
+
+    from ui.lesson_charts.training import LOSS_FLOOR, log_axis
+
+    (lo, hi), values, texts = log_axis(0.02, 2.08)
+    assert 10 ** lo < 0.02 < 10 ** (lo + 0.2) and 10 ** hi > 2.08
+    assert texts == ["0.02", "0.05", "0.1", "0.2", "0.5", "1", "2"] and values[0] == 0.02
+    (lo, hi), values, texts = log_axis(1e-5, 3.0)
+    assert texts == ["10⁻⁵", "10⁻⁴", "0.001", "0.01", "0.1", "1"]
+    (lo, _), _, _ = log_axis(0.0, 3.0)  # a loss of 0 sits on the floor
+    assert math.isclose(10 ** (lo + 0.1), LOSS_FLOOR)

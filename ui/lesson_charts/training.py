@@ -27,8 +27,34 @@ STYLES = ({"color": ROLE_COLORS["Q"], "dash": "solid", "width": 4},
           {"color": ROLE_COLORS["K"], "dash": "dash", "width": 3},
           {"color": "#777777", "dash": "dot", "width": 3})
 """Curve styles in order: solid, dashed, dotted (told apart without colour too)."""
-LOSS_FLOOR = 1e-3
-"""The log axis starts here: a loss below it is drawn on it."""
+LOSS_FLOOR = 1e-6
+"""No log axis goes lower: a loss below it is drawn on it."""
+TICKS = (1.0, 2.0, 5.0)
+"""The log axis' ticks: 1, 2 and 5 times each power of ten in its range."""
+
+
+def log_axis(low: float, top: float) -> tuple[list[float], list[float], list[str]]:
+    """A log axis from a little below ``low`` (the curves' smallest loss, at least LOSS_FLOOR) to a little above
+    ``top`` (at least 1): its range in log10 units, its tick values and their texts ("0.02", "1", "10"). Fitted
+    to the curves, so a loss that settles at 0.02 is not pressed against a floor far below it (a new-user trial:
+    the axis started at 0.001 and the whole fall of the loss took the top half of the plot)."""
+    lo = math.log10(max(low, LOSS_FLOOR)) - 0.1
+    hi = math.log10(max(top, 1.0)) + 0.15
+    values = [m * 10.0 ** e for e in range(math.floor(lo), math.ceil(hi) + 1) for m in TICKS
+              if lo <= math.log10(m * 10.0 ** e) <= hi]
+    if hi - lo > 2.5:  # a wide range: the powers of ten alone, or the ticks crowd
+        values = [v for v in values if math.isclose(math.log10(v), round(math.log10(v)))]
+    return [lo, hi], values, [_tick_text(v) for v in values]
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _tick_text(v: float) -> str:
+    """0.02, 0.5, 1, 20; below 0.001 a power of ten as 10⁻⁴ (no "1e-04")."""
+    if v >= 1e-3:
+        return f"{v:g}"
+    return "10" + str(round(math.log10(v))).translate(_SUPERSCRIPT)
 
 
 def loss_spec(curves, *, step: int | None, marker: str, title: str, x_title: str, y_title: str,
@@ -62,7 +88,8 @@ def loss_spec(curves, *, step: int | None, marker: str, title: str, x_title: str
     plot_h = 250
     axis_px = TICK_FONT * LINE_EM + X_TITLE_PX + 10
     legend, legend_px = legend_below([name for name, _ in curves], width, 16, axis_px, plot_h)
-    log_lo, log_hi = math.log10(LOSS_FLOOR), math.log10(max(top, 1.0)) + 0.15
+    low = min((float(np.min(np.maximum(v, LOSS_FLOOR))) for _, v in curves), default=LOSS_FLOOR)
+    y_range, tick_values, tick_texts = log_axis(low, top)
     layout = {
         "title": title_d, "margin": {"l": 80, "r": 20, "t": title_px + 26, "b": int(axis_px + legend_px)},
         "font": {"family": FONT, "size": 16}, "plot_bgcolor": "white", "paper_bgcolor": "white",
@@ -70,8 +97,8 @@ def loss_spec(curves, *, step: int | None, marker: str, title: str, x_title: str
         "xaxis": {"title": {"text": x_title, "font": {"size": 16}}, "tickfont": {"size": TICK_FONT},
                   "range": [0, max(n - 1, 1)], "gridcolor": "#e5e5e5", "zeroline": False},
         "yaxis": {"title": {"text": y_title, "font": {"size": 16}}, "tickfont": {"size": SMALL_FONT},
-                  "type": "log", "range": [log_lo, log_hi], "tickvals": [0.001, 0.01, 0.1, 1, 10, 100],
-                  "ticktext": ["0.001", "0.01", "0.1", "1", "10", "100"], "gridcolor": "#e5e5e5"},
+                  "type": "log", "range": y_range, "tickvals": tick_values, "ticktext": tick_texts,
+                  "gridcolor": "#e5e5e5"},
     }
     if step is not None:
         layout["shapes"] = [{"type": "line", "x0": step, "x1": step, "y0": 0, "y1": 1, "yref": "paper",
