@@ -146,9 +146,10 @@ def scrub(page: runtime.Page) -> None:
                                       charts.heatmap_need(ideal, toks, toks, weights=True))
         with s1:
             charts.show_heatmap("train_weights", W, toks, toks, weights=True, key="training.fig.weights",
-                                title_args={"step": state.step},
-                                caption=t("training.fig.weights_caption" if _sees_itself(r)
-                                          else "training.fig.weights_caption_earlier"),
+                                title_args={"step": state.step},  # (on a projector the teacher says it)
+                                caption=None if page.presenting else t(
+                                    "training.fig.weights_caption" if _sees_itself(r)
+                                    else "training.fig.weights_caption_earlier"),
                                 cell_px=low)
         with s2:
             charts.show_heatmap("train_ideal", ideal, toks, toks, weights=True, key="training.fig.ideal",
