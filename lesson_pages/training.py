@@ -76,7 +76,8 @@ def summary(page: runtime.Page, r: lesson.Run) -> None:
     state = page.state
     h = r.history
     mask = t("training.mask.causal") if _sees_itself(r) else t("training.mask.earlier")
-    text.explain(t("training.out.model", d_k=state.d_k, mask=mask))
+    formula = "softmax(QKᵀ/√d_k)" if state.scaled else "softmax(QKᵀ)"
+    text.explain(t("training.out.model", d_k=state.d_k, mask=mask, formula=formula))
     pattern = dict(mean=numbers.percent(r.mean, 1), n=lesson.N_HELD_OUT, goal=_task_goal(state.task))
     st.markdown(t("training.out.summary", steps=state.steps, start=numbers.num(float(h.held_out_loss[0]), 3),
                   end=numbers.num(float(h.held_out_loss[-1]), 3)) + " "
@@ -109,7 +110,7 @@ def _phase(state: lesson.TrainingState, r: lesson.Run, on_answer: float) -> str:
     loss = float(h.held_out_loss[state.step])
     start = float(h.held_out_loss[0])
     args = dict(step=state.step, loss=numbers.num(loss, 3), start=numbers.num(start, 3),
-                on=numbers.percent(on_answer, 1))
+                on=numbers.percent(on_answer, 1), n=lesson.N_HELD_OUT)
     if state.step == 0:
         return t("training.phase.start", **args)
     if loss > 0.6 * start:
@@ -202,7 +203,7 @@ def matrices(page: runtime.Page, r: lesson.Run, arrays: dict) -> None:
                             title_args={"step": state.step})
     st.caption(t("training.out.same_range", zmax=numbers.num(ranges["W_Q"], 2)))
     st.markdown(t("training.sec.asks"))
-    text.explain(_asks_help(state.task))
+    text.explain(t("training.asks.intro") + " " + _asks_help(state.task))
     charts.show_heatmap("train_asks", arrays["asks_offers"], feats, feats, key="training.fig.asks",
                         zmax=ranges["asks_offers"], title_args={"step": state.step})
     _asks_words(state, arrays["asks_offers"], feats)
@@ -282,6 +283,8 @@ def experiment(page: runtime.Page) -> None:
                        key="training.fig.experiment", caption=t("training.exp.caption"))
     lines = [_reach_words(n, runs[k].history.held_out_loss, runs[k].history.diverged_at)
              for n, k in zip(names, ("now", "flipped", "too_large"))]
+    if state.d_k == 1:
+        lines.append(t("training.exp.dk_one"))
     st.markdown("\n".join(f"- {x}" for x in lines))
     text.explain(t("training.exp.why"))
 

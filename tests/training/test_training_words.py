@@ -68,3 +68,17 @@ def test_the_experiment_names_the_learning_rates_it_compares(lr, other):
     at = open_page(LESSON, {"training": "1", "lr": str(lr)}, lang="en")
     now = f"{lr:g}"
     assert f"learning rate changed from {now} to {other}" in shown_text(at)
+
+
+@pytest.mark.parametrize("scaled, formula", [("1", "softmax(QKᵀ/√d_k)"), ("0", "softmax(QKᵀ)")])
+def test_the_model_formula_follows_the_switch(scaled, formula):
+    text = shown_text(open_page(LESSON, {"training": "1", "sc": scaled}, lang="en"))
+    model = next(line for line in text.split("\n") if line.startswith("The model:"))
+    assert formula + " →" in model and ("/√d_k" in model) == (scaled == "1")
+
+
+def test_at_d_k_1_the_switch_is_said_to_change_nothing():
+    text = shown_text(open_page(LESSON, {"training": "1", "dk": "1"}, lang="en"))
+    a, b = (L.run(L.TrainingState(d_k=1, scaled=s)).history.held_out_loss for s in (True, False))
+    assert np.allclose(a, b)  # √1 = 1: the same training
+    assert t("training.exp.dk_one", lang="en") in text
