@@ -76,7 +76,7 @@ def summary(page: runtime.Page, r: lesson.Run) -> None:
     state = page.state
     h = r.history
     mask = t("training.mask.causal") if _sees_itself(r) else t("training.mask.earlier")
-    formula = "softmax(QKᵀ/√d_k)" if state.scaled else "softmax(QKᵀ)"
+    formula = t("training.formula.scaled") if state.scaled else t("training.formula.unscaled")
     text.explain(t("training.out.model", d_k=state.d_k, mask=mask, formula=formula))
     pattern = dict(mean=numbers.percent(r.mean, 1), n=lesson.N_HELD_OUT, goal=_task_goal(state.task))
     st.markdown(t("training.out.summary", steps=state.steps, start=numbers.num(float(h.held_out_loss[0]), 3),
@@ -160,10 +160,10 @@ def scrub(page: runtime.Page) -> None:
         curves = [(chart_text(t("training.curve.held_out")), h.held_out_loss),
                   (chart_text(t("training.curve.batch")), h.loss)]
         top = float(max(h.loss.max(), h.held_out_loss.max()))
-        gap = core.decay_term(h.params(state.step), lesson.DECAY)
+        decay_now = core.decay_term(h.params(state.step), lesson.DECAY)  # the gap between the two curves
         charts.show_figure(_loss_chart(curves, state.step, t("training.curve.title"), top),
                            key="training.fig.loss", caption=t("training.curve.caption", decay=numbers.num(lesson.DECAY),
-                                                                gap=numbers.num(gap, 3)))
+                                                                gap=numbers.num(decay_now, 3)))
     if page.reveals("matrices"):
         matrices(page, r, arrays)
 

@@ -1,10 +1,10 @@
 """Widgets bound to a lesson's state in one call: the widget's key, its value from the state, and its change
 written back through a transition.
 
-Streamlit keeps a widget's value under its key; here that value is set from the lesson state on every run before
-the widget is drawn (never through ``value=``), and the widget's ``on_change`` applies ``apply(state, value)``.
-Setting it on every run, even when equal, matters: a widget whose labels change (a language switch) is a new
-widget to Streamlit and would otherwise show no selection.
+Streamlit keeps a widget's value under its key; here that value is set from the lesson state before the widget is
+drawn, only when it differs (:func:`ui.widgets.sync`, :func:`ui.drag.sync`; never through ``value=``, except for a
+slider), and the widget's ``on_change`` applies ``apply(state, value)`` unless the change is the browser's late echo
+of a value the server replaced (:mod:`ui.echo`).
 """
 from __future__ import annotations
 
