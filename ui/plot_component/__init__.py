@@ -105,13 +105,19 @@ def _loader_js() -> str:
     Why not ``js="plot.js"``: for a file-backed script, Streamlit's frontend appends a new ``<script>`` element on
     every data change and waits for its ``load`` event before calling the module, which lands after the browser has
     finished applying the rest of the rerun; an inline script is imported once (a cached blob URL) and called at
-    once. The inline text is sent with each element, so it is kept short (~130 bytes)."""
+    once. The inline text is sent with each element, so it is kept short (~140 bytes).
+
+    The calls that come while plot.js is still loading (a page's first run and, at once, the run laid out for the
+    browser's own width: ui/viewport.py) all wait on ONE import promise, so they reach plot.js in the order Streamlit
+    made them. With an ``import()`` per call they could come in any order: on 8c4eaed, in about 1 load of 5 on a
+    390 px phone, a chart got its figure laid out for 1280 px after the one laid out for the phone, kept it, and
+    its numbers overflowed their 15-px cells until the next change (tests/e2e/test_readability.py, narrow cases)."""
     from streamlit import config
 
     base = (config.get_option("server.baseUrlPath") or "").strip("/")
     path = f"/{base}/_stcore/bidi-components/{NAME}/plot.js" if base else f"/_stcore/bidi-components/{NAME}/plot.js"
     # more than one line: Streamlit takes a one-line string with "/" or "?" in it for a file path
-    return (f"let d;\nexport default c=>d?d(c):import(location.origin+{json.dumps(path)})"
+    return (f"let d,l;\nexport default c=>d?d(c):(l=l||import(location.origin+{json.dumps(path)}))"
             ".then(m=>(d=m.default)(c))")
 
 
