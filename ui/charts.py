@@ -272,20 +272,26 @@ def heatmap_need(M, rows, cols, *, weights: bool = False, zmax: float | None = N
     if weights or zmax is not None:
         top = 1.0 if weights else max(float(zmax), float(np.max(np.abs(A[finite]), initial=1.0)))
         return _stable_need(finite.tobytes(), A.shape, tuple(str(r) for r in rows), tuple(str(c) for c in cols),
-                            top, weights)
+                            top, weights, _tick())
     texts = [["" if v == -np.inf else numbers.cell(v) for v in row] for row in A.tolist()]
     top = float(np.nanmax(np.abs(np.where(finite, A, np.nan)), initial=1.0))
-    return F.grid_need(texts, [str(r) for r in rows], [str(c) for c in cols], colorbar_top=top)
+    return F.grid_need(texts, [str(r) for r in rows], [str(c) for c in cols], colorbar_top=top, tick=_tick())
+
+
+def _tick() -> int:
+    """The heatmaps' axis label size in this run (larger in presentation mode: ui.figures.heatmap_spec ``big``)."""
+    return F.TICK_FONT_BIG if present.on() else F.TICK_FONT
 
 
 @lru_cache(maxsize=256)
-def _stable_need(finite: bytes, shape: tuple, rows: tuple, cols: tuple, top: float, weights: bool) -> float:
+def _stable_need(finite: bytes, shape: tuple, rows: tuple, cols: tuple, top: float, weights: bool,
+                 tick: int = F.TICK_FONT) -> float:
     candidates = [numbers.cell(v, weight=True) for v in (1.0, 0.999, 1e-9)] if weights else \
         [numbers.cell(-top), numbers.cell(-1e-9)]  # −top, and the bound of a tiny negative value
     widest = max(candidates, key=lambda x: F.text_px(x, 1.0))
     mask = np.frombuffer(finite, dtype=bool).reshape(shape)
     texts = [[widest if ok else "" for ok in row] for row in mask.tolist()]
-    return F.grid_need(texts, list(rows), list(cols), colorbar_top=top)
+    return F.grid_need(texts, list(rows), list(cols), colorbar_top=top, tick=tick)
 
 
 def mask_need(mask, rows, cols, *, additive: bool = False) -> float:

@@ -79,6 +79,8 @@ CELL_FONTS_BIG = (26, 24, 22, 20) + CELL_FONTS
 """The same in presentation mode (a projector seen from the back of a room: ui.present), where they fit."""
 TICK_FONT = 15
 """Axis labels (tokens, indices)."""
+TICK_FONT_BIG = 19
+"""The same on a heatmap in presentation mode: the tokens read from the back of a room, as its numbers do."""
 SMALL_FONT = 12
 """The smallest text of a chart: colour bar ticks, value axis ticks."""
 BAR_FONTS = (16, 14, 12)
@@ -376,6 +378,7 @@ class GridPlan:
     fits: bool
     cell_h_min: int = 0  # the lowest cell its numbers fit in (a title's notes may take the cells down to it)
     lines: int = 1  # lines of the tallest cell text
+    tick: int = TICK_FONT  # the axis labels' type size
 
 
 CELL_PAD = 2  # px between a cell's number and its edge (each side)
@@ -388,7 +391,7 @@ _CBAR_H = 12 + 6 + 20  # a horizontal colour bar under the column title: bar, ga
 
 def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, width_px: float, row_title: bool,
               col_title: bool, colorbar_ticks=None, cell_px: int | None = None, em_floor=None,
-              fonts: tuple[int, ...] = CELL_FONTS) -> GridPlan:
+              fonts: tuple[int, ...] = CELL_FONTS, tick: int = TICK_FONT) -> GridPlan:
     """Lay out a grid of n_rows × n_cols cells in a chart ``width_px`` wide (the top margin, for the title and notes,
     is added by the caller: ``margin["t"]`` is 0 and ``height`` leaves it out).
 
@@ -402,6 +405,7 @@ def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, wi
             few of them), or None. A style that could not fit even so, in the widest cell any way gives, is passed
             over without asking ``texts_for`` (which writes every cell): the result is the same, found faster.
         fonts: the cell type sizes to try, largest first (CELL_FONTS; CELL_FONTS_BIG in presentation mode).
+        tick: the axis labels' type size (TICK_FONT; TICK_FONT_BIG in presentation mode).
     Tries, in order of preference: every number style of CELL_STYLES; row labels cut at 12, 8, 6, 4 then 3 characters;
     each cell type size of CELL_FONTS; the colour bar right of the cells, then under them. Takes the first way in
     which every cell's text fits inside its cell, else the tightest way (``fits`` False).
@@ -413,11 +417,11 @@ def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, wi
     cuts = []  # the row labels cut at each length, with the left margin they need: the same for every style
     for cut in (TICK_CHARS, 8, 6, 4, 3):
         rows = [escape(x) for x in display_labels([str(x) for x in row_labels], cut)]
-        cuts.append((rows, 22 + max((text_px(x, TICK_FONT) for x in rows), default=0.0)
+        cuts.append((rows, 22 + max((text_px(x, tick) for x in rows), default=0.0)
                      + (_Y_TITLE_PX if row_title else 0)))
     widest = max((width_px - left - 10) / max(n_cols, 1) for _, left in cuts)  # no colour bar at the side
     smallest = min(fonts)
-    label_room = label_slot_need(col_labels) if n_cols > 1 else 0.0  # the column labels keep apart too
+    label_room = label_slot_need(col_labels, tick) if n_cols > 1 else 0.0  # the column labels keep apart too
 
     def ways():
         for k, style in enumerate(CELL_STYLES):
@@ -440,13 +444,13 @@ def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, wi
         if way[-1]:
             break
     style, texts, lines, rows, left, font, bar, right, cell_w, fits = way
-    cols, x_angle, x_depth = fit_tick_labels(col_labels, cell_w)
+    cols, x_angle, x_depth = fit_tick_labels(col_labels, cell_w, tick)
     lowest = _lowest_cell(font, lines)
     cell_h = max(cell_px or max(34, min(60, int(420 / max(n_rows, 1)))), lowest)
     bottom = math.ceil(18 + x_depth + (X_TITLE_PX if col_title else 8) + (_CBAR_H if bar == "h" else 0))
     margin = {"l": math.ceil(left), "r": math.ceil(right), "t": 0, "b": bottom}
     return GridPlan(font, style, texts, rows, cols, x_angle, x_depth, bar, margin, cell_w, cell_h,
-                    int(n_rows * cell_h + bottom), fits, lowest, lines)
+                    int(n_rows * cell_h + bottom), fits, lowest, lines, tick)
 
 
 def fitted_plan(plan_at, width: float) -> tuple[GridPlan, float]:
@@ -490,14 +494,16 @@ def _room_for_notes(plan: GridPlan, extra: float) -> GridPlan:
     return replace(plan, font=font, cell_h_min=_lowest_cell(font, plan.lines))
 
 
-def grid_need(texts, row_labels, col_labels, *, colorbar_top: float | None, row_title: bool = True) -> float:
+def grid_need(texts, row_labels, col_labels, *, colorbar_top: float | None, row_title: bool = True,
+              tick: int = TICK_FONT) -> float:
     """The narrowest chart width (px) in which a grid with these cell texts shows every one of them at 14 px in the
-    way :func:`grid_plan` lays it out (row labels cut at 12 characters, the colour bar under the cells)."""
+    way :func:`grid_plan` lays it out (row labels cut at 12 characters, the colour bar under the cells), its axis
+    labels at ``tick`` px."""
     em = max((text_px(x, 1.0) for x in {x for row in texts for x in row if x}), default=0.0)
     rows = [escape(x) for x in display_labels([str(x) for x in row_labels], TICK_CHARS)]
-    left = 22 + max((text_px(x, TICK_FONT) for x in rows), default=0.0) + (_Y_TITLE_PX if row_title else 0)
-    cell = max(em * CELL_FONTS[-1] + 2 * CELL_PAD + CELL_GAP, label_slot_need(col_labels) if len(col_labels) > 1
-               else 0.0)
+    left = 22 + max((text_px(x, tick) for x in rows), default=0.0) + (_Y_TITLE_PX if row_title else 0)
+    labels = label_slot_need(col_labels, tick) if len(col_labels) > 1 else 0.0
+    cell = max(em * CELL_FONTS[-1] + 2 * CELL_PAD + CELL_GAP, labels)
     return math.ceil(left + 10 + max(len(col_labels), 1) * cell) + 2
 
 
@@ -589,7 +595,8 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
             place, margins and height are chosen so that every cell's number fits inside its cell (:func:`grid_plan`).
         range_note: shown under the title when the range was widened: "{new}" and "{base}" are the ranges.
         rounded_note: shown under the title when the cells' numbers were shortened (the hover keeps 2 decimals).
-        big: presentation mode: the cells' numbers as large as CELL_FONTS_BIG lets them fit.
+        big: presentation mode: the cells' numbers as large as CELL_FONTS_BIG lets them fit, the axis labels at
+            TICK_FONT_BIG.
         scheme: the colour scheme (a key of SCHEMES).
         exact: with ``weights``, (r, c) bool: which weights are exactly 0 or 1 in exact arithmetic
             (ui.numbers.softmax_exact of the scores); a weight stored as 0.0 or 1.0 elsewhere is written "<0.01" /
@@ -643,7 +650,8 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
     column = width
     plan, width = fitted_plan(lambda w: grid_plan(
         texts_for, r, c, row_labels, col_labels, width_px=w, row_title=bool(row_title), col_title=bool(col_title),
-        colorbar_ticks=tick_texts, cell_px=cell_px, em_floor=em_floor, fonts=CELL_FONTS_BIG if big else CELL_FONTS),
+        colorbar_ticks=tick_texts, cell_px=cell_px, em_floor=em_floor, fonts=CELL_FONTS_BIG if big else CELL_FONTS,
+        tick=TICK_FONT_BIG if big else TICK_FONT),
         width)
     if plan.style != plain and rounded_note:
         notes.append(rounded_note)
@@ -706,10 +714,10 @@ def _grid_layout(plan: GridPlan, title: str, color: str, notes, row_title: str, 
         meta = {"meta": {"top_without_notes": plain_top}}  # for charts beside it (lowered)
     return {**meta,
         "title": title_d, "margin": {**plan.margin, "t": top}, "font": {"family": FONT, "size": 14},
-        "xaxis": {"showgrid": False, "side": "bottom", "tickangle": plan.x_angle, "tickfont": {"size": TICK_FONT},
+        "xaxis": {"showgrid": False, "side": "bottom", "tickangle": plan.x_angle, "tickfont": {"size": plan.tick},
                   "ticktext": plan.col_labels, "tickvals": list(range(n_cols)), "title": {"text": col_title},
                   "zeroline": False},
-        "yaxis": {"autorange": "reversed", "showgrid": False, "tickfont": {"size": TICK_FONT},
+        "yaxis": {"autorange": "reversed", "showgrid": False, "tickfont": {"size": plan.tick},
                   "ticktext": plan.row_labels, "tickvals": list(range(n_rows)), "title": {"text": row_title},
                   "zeroline": False},
         "height": height, "plot_bgcolor": "white", "paper_bgcolor": "white",

@@ -452,3 +452,21 @@ def test_a_latin_word_is_never_broken_inside_on_an_axis(slot):
     for text, word in zip(texts, ["Animals", "Cooking"]):
         assert "<br>" not in text and text.rstrip("…") == word[:len(text.rstrip("…"))], text
     assert all(len(line.split(" ")[0]) > 1 for line in texts[2].split("<br>")), texts[2]  # broken at a space
+
+
+@pytest.mark.parametrize("n, width", [(3, 1180), (8, 1180), (16, 1180), (16, 924), (16, 358)])
+def test_presentation_mode_writes_the_tokens_larger_and_keeps_them_apart(n, width):
+    """Issue 24 §1 (a trial: the tokens stayed at 15 px beside 26-px numbers on a projector): in presentation mode a
+    heatmap's axis labels are TICK_FONT_BIG (19 px) on both axes, the left margin holds the widest row label at that
+    size, the column labels keep apart at that size (side by side, or upright), and every number still fits."""
+    toks = TOKENS16[:n]
+    M = np.random.default_rng(n).normal(size=(n, n)) * 3
+    spec = _spec(M, toks, toks, width, big=True)
+    layout = spec["layout"]
+    assert layout["xaxis"]["tickfont"]["size"] == layout["yaxis"]["tickfont"]["size"] == F.TICK_FONT_BIG > F.TICK_FONT
+    assert _fits(spec) >= 14
+    cell_w = (spec["_width"] - layout["margin"]["l"] - layout["margin"]["r"]) / n
+    assert cell_w >= F.label_slot_need(toks, F.TICK_FONT_BIG) - 1e-9
+    assert layout["margin"]["l"] >= max(F.text_px(t, F.TICK_FONT_BIG) for t in toks)
+    plain = _spec(M, toks, toks, width)
+    assert plain["layout"]["xaxis"]["tickfont"]["size"] == F.TICK_FONT
