@@ -31,7 +31,7 @@ from lessons import Lesson
 from lessons.cells import Refusal
 from lessons.link import owner as link_owner
 
-from . import drag, present, scheme, viewport
+from . import drag, exports, present, scheme, viewport
 from .i18n import DEFAULT_LANG, t
 from .widgets import network_ip as widgets_network_ip
 from .widgets import show_notices
@@ -191,6 +191,7 @@ class Page:
     def publish(self) -> None:
         """Make the current state the page's link (see the module docstring for fragment reruns)."""
         params = self.lesson.encode(self.state)
+        exports.remember(self.lesson.key, self.state)
         if st.session_state.get(FRAME_RUNNING, False):
             st.session_state[SHARE_KEY] = params
             return
@@ -274,8 +275,8 @@ def follow_lesson_link() -> None:
 
 def run(lesson_key: str, render: Callable[[Page], None]) -> None:
     """A lesson page: its title and introduction (``<key>.title``, ``<key>.intro``), the link's notices, then
-    ``render(page)``, then the link published. In presentation mode (ui.present) the mode's bar comes first and the
-    introduction is left out (the teacher tells it)."""
+    ``render(page)``, the fold that saves and loads the state as a file (ui.exports), then the link published. In
+    presentation mode (ui.present) the mode's bar comes first, and the introduction and the fold are left out."""
     page = Page(lessons.by_key(lesson_key))
     page.state  # noqa: B018 -- decoded from the URL before anything is drawn, so its notices show at the top
     st.session_state.pop(present.ASKED, None)
@@ -287,4 +288,6 @@ def run(lesson_key: str, render: Callable[[Page], None]) -> None:
         st.markdown(t(f"{lesson_key}.intro"))
     page.show_notices()
     guarded(page, render, where="render")
+    if not present.on():
+        guarded(page, exports.panel, where="file")
     page.publish()

@@ -1,0 +1,103 @@
+"""Under every lesson page: save the page's whole state as a file and load it back (issue 25 §3), written once for
+every lesson through the contract (the lesson's link codec: lessons/state_file.py).
+
+Saving: a download button whose file is made when it is clicked (Streamlit's deferred ``data``: no bytes are kept
+per rerun), from the state the page last published (:func:`remember`, called by ``Page.publish`` in full and
+fragment runs alike, so a change made inside a live fragment is saved too). Loading: a file uploader; a file is
+taken whole or not at all, and what became of it is said under the uploader while that file stays chosen.
+Not drawn in presentation mode.
+"""
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import streamlit as st
+
+import lessons
+from lessons import state_file
+
+from .escape import markdown as md_escape
+from .i18n import t
+from .widgets import notice_text
+
+LATEST = "_file.latest"  # session_state: {lesson key: its state as last published}
+RESULT = ":file.result"  # page key suffix: (file id, file name, None | Unusable) of the last file read
+
+
+def remember(lesson_key: str, state) -> None:
+    """The page's current state, for the save button's file (made later, when clicked, outside the script run)."""
+    st.session_state.setdefault(LATEST, {})[lesson_key] = state
+
+
+def _file_bytes(lesson, latest: dict, fallback) -> bytes:
+    """The file of the state last published (``latest`` is the session's dict, read when the button is clicked)."""
+    return state_file.dump(lesson, latest.get(lesson.key, fallback))
+
+
+def _kb(n: int) -> str:
+    return str(max(1, math.ceil(n / 1024)))
+
+
+def panel(page) -> None:
+    """The save / load fold at the bottom of a lesson page."""
+    lesson = page.lesson
+    name = state_file.file_name(lesson.key)
+    latest = st.session_state.setdefault(LATEST, {})
+    with st.expander(t("file.title"), icon=":material/save:"):
+        st.caption(t("file.help"))
+        st.download_button(t("file.save"), data=partial(_file_bytes, lesson, latest, page.state), file_name=name,
+                           mime="application/json", on_click="ignore", icon=":material/download:",
+                           key=page.key("file.save"), help=t("file.save_help", name=name))
+        chosen = st.file_uploader(t("file.load"), type=["json"], key=page.key("file.load"),
+                                  on_change=_on_load, args=(page,),
+                                  help=t("file.load_help", max_kb=_kb(state_file.MAX_BYTES)))
+        _say_result(page, chosen)
+
+
+def _on_load(page) -> None:
+    """A file chosen: read it whole, or refuse it whole (the state unchanged); the outcome kept for the panel."""
+    upload = st.session_state.get(page.key("file.load"))
+    if upload is None:  # the file taken away: nothing to do
+        st.session_state.pop(page.key(RESULT), None)
+        return
+    try:
+        if upload.size > state_file.MAX_BYTES:  # not read at all
+            raise state_file.Unusable("too_large", {"size": upload.size, "max": state_file.MAX_BYTES})
+        state = state_file.load(page.lesson, upload.getvalue())
+    except state_file.Unusable as why:
+        st.session_state[page.key(RESULT)] = (upload.file_id, upload.name, why)
+        return
+    page.state = state
+    st.session_state[page.key(RESULT)] = (upload.file_id, upload.name, None)
+
+
+def _reason(why: state_file.Unusable) -> str:
+    args = dict(why.info)
+    if why.code == "too_large":
+        return t("file.too_large", size_kb=_kb(args["size"]), max_kb=_kb(args["max"]))
+    if why.code == "not_json" and args.get("line"):
+        return t("file.not_json_line", line=args["line"])
+    if why.code == "other_lesson":
+        known = {x.key for x in lessons.REGISTRY}
+        if args.get("lesson") not in known:
+            return t("file.other_app")
+        return t("file.other_lesson", lesson=t(f"lesson.{args['lesson']}.title"))
+    if why.code == "newer":
+        return t("file.newer", format=md_escape(args.get("format", "?")))
+    if why.code == "link":
+        items = "\n".join(f"- {notice_text(n.code, n.args)}" for n in why.notices)
+        return t("file.link") + "\n\n" + items
+    return t(f"file.{why.code}")
+
+
+def _say_result(page, chosen) -> None:
+    """What became of the chosen file, while it stays chosen."""
+    result = st.session_state.get(page.key(RESULT))
+    if result is None or chosen is None or result[0] != chosen.file_id:
+        return
+    _, name, why = result
+    if why is None:
+        st.success(t("file.loaded", name=md_escape(name)), icon=":material/check_circle:")
+    else:
+        st.error(t("file.refused", name=md_escape(name)) + "\n\n" + _reason(why), icon=":material/block:")
