@@ -256,6 +256,17 @@ function expandGrid(trace) {
   return { ...trace, customdata };
 }
 
+// The name of the toolbar's PNG download: the app, the lesson and the chart, from the chart's key
+// ("qkv.fig.weights", in the page as the class st-key-qkv-fig-weights) → "attention-lab_qkv_weights" (.png added by
+// plotly). Plotly's own default is "newplot" for every chart.
+function fileStem(div) {
+  const holder = div.closest('[class*="st-key-"]');
+  const key = holder ? (holder.className.match(/st-key-(\S+)/) || [])[1] : null;
+  if (!key) return "attention-lab_chart";
+  const parts = key.match(/^([A-Za-z0-9_]+)-fig-(.+)$/);
+  return parts ? `attention-lab_${parts[1]}_${parts[2]}` : `attention-lab_${key}`;
+}
+
 function show(div, msg, text) {
   const state = div.__attentionLab;
   if (text === state.text) return;  // the same figure again: nothing to redraw
@@ -274,8 +285,10 @@ function show(div, msg, text) {
   // as st.plotly_chart does: no "Share chart" button (it would upload the chart to Plotly Cloud); the width
   // follows the column through the ResizeObserver above, not plotly's window listener
   const remove = [...(config.modeBarButtonsToRemove || []), "sendChartToCloud"];
+  const toImage = { ...(config.toImageButtonOptions || {}), filename: fileStem(div) };
   const job = { div, state, label, theme, first: !!first, data: figure.data || [], layout,
-                config: { ...config, modeBarButtonsToRemove: remove, responsive: false },
+                config: { ...config, modeBarButtonsToRemove: remove, responsive: false,
+                          toImageButtonOptions: toImage },
                 frame: frameKey(figure, config, theme), structure: structureKey(figure) };
   if (first) firstDivs.add(div);
   else firstDivs.delete(div);
