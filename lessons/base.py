@@ -8,7 +8,7 @@ tests and the export/compare/quiz features rely only on what is declared here.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -134,6 +134,12 @@ class Lesson:
             matrix's link value changes), None otherwise.
         present: what presentation mode needs (:class:`Presentation`: stages, kept controls, main picture). Required
             of every lesson (the contract tests check it, and that the page asks for every stage it declares).
+        array_labels: state → {array name: (row labels, column labels)} for every array of ``arrays(state)``, as
+            the page labels it: the tokens where its rows or columns are tokens (duplicates kept as typed), else
+            1-based indices as strings ("1", "2", …: the dimensions of d_model, d_k, d_v), or the page's own words
+            for them; a 1-D array has ``(labels, ())``. The exports (CSV files, ui/exports.py) write them as the
+            files' row and column headers. Required of every lesson with arrays (tests/contract/test_array_labels.py
+            checks every array is labelled, with as many labels as it has rows and columns).
     """
 
     key: str
@@ -155,6 +161,7 @@ class Lesson:
     widest: Callable[[], object] | None = None
     one_edit: Callable[[object], object] | None = None
     present: Presentation | None = None
+    array_labels: Callable[[object], Mapping[str, tuple[Sequence[str], Sequence[str]]]] | None = None
 
     def __post_init__(self):
         if not self.key.isascii() or not self.key.isidentifier() or self.key != self.key.lower():
