@@ -9,9 +9,13 @@ Not drawn in presentation mode.
 """
 from __future__ import annotations
 
+import io
 import math
+import zipfile
 from functools import partial
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
 import lessons
@@ -35,6 +39,80 @@ def _file_bytes(lesson, latest: dict, fallback) -> bytes:
     return state_file.dump(lesson, latest.get(lesson.key, fallback))
 
 
+# ---- the arrays as CSV ------------------------------------------------------------------------------------------
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""A cell a spreadsheet program would run as a formula when it starts so (OWASP, "CSV injection")."""
+
+
+def as_text(label: str) -> str:
+    """A row or column label as a spreadsheet shows it as text: a label that starts like a formula gets a ' in front
+    (a typed token "=1+1" stays the text =1+1 in Excel or LibreOffice, never a formula); others are unchanged."""
+    return "'" + label if label.startswith(FORMULA_START) else label
+
+
+def labels_of(lesson, state, name: str, shape: tuple) -> tuple[list[str], list[str]]:
+    """The row and column labels of array ``name`` (``Lesson.array_labels``; 1-based indices where none)."""
+    declared = lesson.array_labels(state).get(name) if lesson.array_labels else None
+    rows, cols = declared if declared is not None else ([], [])
+    rows = list(rows) if len(rows) == shape[0] else [str(i + 1) for i in range(shape[0])]
+    if len(shape) == 1:
+        return [as_text(str(x)) for x in rows], [name]
+    cols = list(cols) if len(cols) == shape[1] else [str(j + 1) for j in range(shape[1])]
+    return [as_text(str(x)) for x in rows], [as_text(str(x)) for x in cols]
+
+
+def csv_bytes(lesson, state, name: str) -> bytes:
+    """Array ``name`` of the state as CSV (UTF-8 with a byte-order mark, so Excel reads the Japanese labels): the
+    labels as its first row and column, every number as stored (float64, shortest round-trip text; masked scores
+    as -inf)."""
+    A = np.asarray(lesson.arrays(state)[name], dtype=np.float64)
+    rows, cols = labels_of(lesson, state, name, A.shape)
+    frame = pd.DataFrame(A.reshape(A.shape[0], -1), index=rows, columns=cols)
+    return frame.to_csv(lineterminator="\n").encode("utf-8-sig")
+
+
+def csv_name(lesson_key: str, name: str) -> str:
+    """"attention-lab_qkv_weights.csv": the app, the lesson, the array."""
+    return f"attention-lab_{lesson_key}_{name}.csv"
+
+
+def zip_bytes(lesson, state) -> bytes:
+    """Every array of the state as CSV (:func:`csv_bytes`), one zip file."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for name in lesson.arrays(state):
+            z.writestr(csv_name(lesson.key, name), csv_bytes(lesson, state, name))
+    return out.getvalue()
+
+
+def _latest_csv(lesson, latest: dict, fallback, name: str) -> bytes:
+    state = latest.get(lesson.key, fallback)
+    return csv_bytes(lesson, state if name in lesson.arrays(state) else fallback, name)
+
+
+def _latest_zip(lesson, latest: dict, fallback) -> bytes:
+    return zip_bytes(lesson, latest.get(lesson.key, fallback))
+
+
+def _arrays_buttons(page, latest: dict) -> None:
+    """The zip of every array, and each array on its own (in a pop-over: a lesson shows up to ~20)."""
+    lesson, state = page.lesson, page.state
+    names = list(lesson.arrays(state))
+    if not names:
+        return
+    st.caption(t("file.arrays_help"))
+    left, right = st.columns(2)
+    with left:
+        st.download_button(t("file.zip"), data=partial(_latest_zip, lesson, latest, state),
+                           file_name=f"attention-lab_{lesson.key}_arrays.zip", mime="application/zip",
+                           on_click="ignore", icon=":material/folder_zip:", key=page.key("file.zip"))
+    with right, st.popover(t("file.csv_one"), icon=":material/table:"):
+        for name in names:
+            st.download_button(f"{name}.csv", data=partial(_latest_csv, lesson, latest, state, name),
+                               file_name=csv_name(lesson.key, name), mime="text/csv", on_click="ignore",
+                               key=page.key(f"file.csv.{name}"), width="stretch")
+
+
 def _kb(n: int) -> str:
     return str(max(1, math.ceil(n / 1024)))
 
@@ -53,6 +131,7 @@ def panel(page) -> None:
                                   on_change=_on_load, args=(page,),
                                   help=t("file.load_help", max_kb=_kb(state_file.MAX_BYTES)))
         _say_result(page, chosen)
+        _arrays_buttons(page, latest)
 
 
 def _on_load(page) -> None:

@@ -1,8 +1,10 @@
 """Save a lesson's state as a file and load it back, in Chromium (issue 25 §3), for every registered lesson: the saved
-file holds the page's state (the same numbers as the link it was opened with, an edit included), loading it on a
-fresh page brings that link back, and a file cut short is refused in words with the page unchanged."""
+file holds the page's state (the same numbers as the link it was opened with, an edit included), the zip of CSV
+files holds every array, loading the file on a fresh page brings that link back, and a file cut short is refused in
+words with the page unchanged."""
 from __future__ import annotations
 
+import zipfile
 from urllib.parse import urlencode
 
 import numpy as np
@@ -11,6 +13,7 @@ import pytest
 import lessons
 from lessons import state_file as sf
 from lessons.link import IGNORED_KEYS
+from ui import exports
 from ui.i18n import t
 
 from .helpers import APP_READY, assert_no_exception, query_of, wait_for_app
@@ -21,7 +24,7 @@ REGISTRY = list(lessons.REGISTRY)
 def _fold(page, lang: str):
     fold = page.locator("[data-testid='stExpander']").filter(has_text=t("file.title", lang=lang)).first
     fold.scroll_into_view_if_needed()
-    if not fold.locator("input[type=file]").count() or not fold.locator("input[type=file]").first.is_visible():
+    if not fold.get_by_role("button", name=t("file.save", lang=lang)).is_visible():  # closed: open it
         fold.locator("summary").click()
     fold.get_by_role("button", name=t("file.save", lang=lang)).wait_for(timeout=10_000)
     return fold
@@ -56,6 +59,11 @@ def test_save_then_load_brings_the_page_back(browser, app_server, i, lesson):
             _fold(page, lang).get_by_role("button", name=t("file.save", lang=lang)).click()
         assert download.value.suggested_filename == sf.file_name(lesson.key)
         data = open(download.value.path(), "rb").read()
+        with page.expect_download() as zipped:
+            _fold(page, lang).get_by_role("button", name=t("file.zip", lang=lang)).click()
+        assert zipped.value.suggested_filename == f"attention-lab_{lesson.key}_arrays.zip"
+        with zipfile.ZipFile(zipped.value.path()) as z:
+            assert sorted(z.namelist()) == sorted(exports.csv_name(lesson.key, n) for n in lesson.arrays(state))
         saved = sf.load(lesson, data)  # the page's own state, read by the lesson's codec
         for name, a in lesson.arrays(state).items():
             b = lesson.arrays(saved)[name]
