@@ -44,9 +44,9 @@ __all__ = [
     "Preset", "PRESETS", "PRESET_NOTE_CELL",
     "is_preset_as_given", "CrossState", "CrossResult", "Bottleneck", "default_state", "source_tokens",
     "target_tokens", "key_tokens", "is_pad", "pads_used", "state_shape", "baseline_matrix", "compute", "matches",
-    "bottleneck", "bottleneck_curve", "arrays", "color_ranges", "with_preset", "with_source", "with_target",
-    "with_sizes", "with_seed", "with_mode", "with_pad", "with_query", "with_extra", "with_summary", "with_matrix",
-    "with_cell", "LINK", "LESSON",
+    "bottleneck", "bottleneck_curve", "arrays", "array_labels", "color_ranges", "with_preset", "with_source",
+    "with_target", "with_sizes", "with_seed", "with_mode", "with_pad", "with_query", "with_extra", "with_summary",
+    "with_matrix", "with_cell", "LINK", "LESSON",
 ]
 
 DIM_MIN, DIM_MAX = 1, 16
@@ -362,6 +362,28 @@ def arrays(state: CrossState) -> dict[str, np.ndarray]:
     return out
 
 
+def array_labels(state: CrossState) -> dict[str, tuple[list[str], list[str]]]:
+    """Lesson.array_labels: the target's tokens on the query axes, the keys' tokens (the source with its [PAD]s; the
+    target in self mode) on the key axes, the dimensions "1", "2", … on the d_model, d_k, d_v axes; the bottleneck's
+    rows "1".."3" (the fixed vector, attention's mix, the matching word's value)."""
+    def dims(n: int) -> list[str]:
+        return [str(j + 1) for j in range(n)]
+
+    tgt, dm, dk, dv = list(target_tokens(state)), dims(state.d_model), dims(state.d_k), dims(state.d_v)
+    out = {"X_tgt": (tgt, dm), "X_src": (list(key_tokens(state)), dm), "W_Q": (dm, dk), "W_K": (dm, dk),
+           "W_V": (dm, dv)}
+    res = compute(state)
+    if res is None:
+        return out
+    keys = list(res.keys)
+    out.update(Q=(tgt, dk), K=(keys, dk), V=(keys, dv), output=(tgt, dv),
+               **{name: (tgt, keys) for name in ("scores", "scaled_scores", "weights")})
+    if res.mask is not None:
+        out["mask"] = (tgt, keys)
+    out["bottleneck"] = (dims(2 if bottleneck(state).match is None else 3), dv)
+    return out
+
+
 def baseline_state(state: CrossState) -> CrossState:
     return _fresh(state)
 
@@ -582,7 +604,7 @@ LESSON = Lesson(key="cross", icon=":material/translate:", default_state=default_
                 from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,
                 color_ranges=color_ranges, cell_matrices=cell_matrices, transitions=TRANSITIONS,
                 text_fields=("source", "target"), n_tokens=lambda s: len(target_tokens(s)),
-                widest=widest_state, one_edit=one_edit,
+                widest=widest_state, one_edit=one_edit, array_labels=array_labels,
                 present=Presentation(stages=("inputs", "qkv", "scores", "mask", "weights", "align", "query",
                                              "bottleneck"),
                                      controls=("cell", "mode", "dk", "pad", "padding", "causal", "query", "summary",

@@ -15,7 +15,7 @@ PAD to it, the padding and custom-mask sections).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -33,7 +33,7 @@ __all__ = [
     "Batch",
     "tokens", "batch", "pads_cut", "projections", "causal_steps", "generation_step", "batch_masks", "batch_steps",
     "custom_mask", "custom_steps", "with_text", "with_text2", "with_step", "with_custom", "with_custom_cell",
-    "with_custom_start", "arrays", "color_ranges", "LINK", "LESSON",
+    "with_custom_start", "arrays", "array_labels", "color_ranges", "LINK", "LESSON",
 ]
 
 PAD = "[PAD]"
@@ -277,6 +277,25 @@ def arrays(state: MasksState) -> dict[str, np.ndarray]:
     return out
 
 
+def array_labels(state: MasksState) -> dict[str, tuple[Sequence[str], Sequence[str]]]:
+    """Lesson.array_labels: sentence 1's tokens on the axes of its arrays (the stepper's ``step_weights`` over the
+    tokens visible at its step), the chosen batch sentence's tokens with its [PAD]s on the batch and custom arrays'
+    axes, and the output dimensions "1".."D_K"."""
+    out: dict[str, tuple[Sequence[str], Sequence[str]]] = {}
+    dims = [str(j + 1) for j in range(D_K)]
+    toks = list(tokens(state.text))
+    if toks:
+        seen = min(state.step, len(toks) - 1) + 1
+        out.update({n: (toks, toks) for n in ("scores", "scaled_scores", "mask", "masked_scores", "weights")})
+        out.update(output=(toks, dims), step_weights=(toks[:seen], ()), step_row_of_full=(toks, ()))
+    row = list(batch(state).tokens[state.item])
+    if row:
+        out.update({n: (row, row) for n in ("batch_causal", "batch_padding", "batch_mask", "batch_weights",
+                                            "custom_mask", "custom_weights")})
+        out.update(batch_output=(row, dims), custom_output=(row, dims), fully_masked=(row, ()))
+    return out
+
+
 def color_ranges(state: MasksState) -> dict[str, float]:
     """{array name of :func:`arrays`: zmax} for the heatmaps (lessons/ranges.py), fixed by the sentences and the
     seed: the scaled and masked scores share the range of the unmasked scaled scores (the switches and the custom
@@ -384,7 +403,7 @@ LESSON = Lesson(key="masks", icon=":material/visibility_off:", default_state=Mas
                 with_matrices=with_matrices, color_ranges=color_ranges, transitions=TRANSITIONS,
                 text_fields=("text", "text2"), masked_rows_text="masks.out.empty_rows",
                 n_tokens=lambda s: len(tokens(s.text)), widest=widest_state,
-                one_edit=one_edit,
+                one_edit=one_edit, array_labels=array_labels,
                 present=Presentation(stages=("mask", "weights", "generation", "padding", "custom"),
                                      controls=("causal", "step", "extra_pad", "padding", "item", "start", "custom"),
                                      picture=("weights", "masks.fig.weights")))

@@ -28,7 +28,7 @@ __all__ = [
     "DM_MIN", "DM_MAX", "SEED_MAX", "MATRICES", "PAPER", "PRESETS", "Preset", "MultiHeadState", "divisors",
     "fit_heads", "matrix_shape", "baseline_matrix", "is_preset_as_given", "default_state", "with_preset", "with_text",
     "with_d_model", "with_n_heads", "with_seed", "with_query", "with_head", "with_matrix", "with_cell", "compute",
-    "cost", "arrays", "color_ranges", "LINK", "LESSON",
+    "cost", "arrays", "array_labels", "color_ranges", "LINK", "LESSON",
 ]
 
 DM_MIN, DM_MAX = 1, seeded.MAX_SIZE
@@ -296,6 +296,20 @@ def arrays(state: MultiHeadState) -> dict[str, np.ndarray]:
     return out
 
 
+def array_labels(state: MultiHeadState) -> dict[str, tuple[list[str], list[str]]]:
+    """Lesson.array_labels: the tokens on every token axis, the dimensions "1".."d_model" on the others (the W's rows
+    and columns, the columns of X, Q, K, V, concat and output), "1".."d_k" on the columns of a head's output."""
+    toks, dm = list(state.tokens), [str(j + 1) for j in range(state.d_model)]
+    out = {"X": (toks, dm), **{name: (dm, dm) for name in MATRICES if name != "X"}}
+    if not state.n:
+        return out
+    out.update({name: (toks, dm) for name in ("Q", "K", "V", "concat", "output")}, weights_mean=(toks, toks))
+    for i in range(1, state.n_heads + 1):
+        out.update({f"{kind}_{i}": (toks, toks) for kind in ("scores", "scaled_scores", "weights")})
+        out[f"head_output_{i}"] = (toks, [str(j + 1) for j in range(state.d_k)])
+    return out
+
+
 @lru_cache(maxsize=64)
 def _setup_ranges(preset: str, text: str, d_model: int, n_heads: int, seed: int) -> tuple:
     base = _fresh(preset, text, d_model, n_heads, seed)
@@ -407,7 +421,7 @@ LESSON = Lesson(key="multihead", icon=":material/view_column:", default_state=de
                 to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,
                 with_matrices=with_matrices, color_ranges=color_ranges, cell_matrices=lambda s: MATRICES,
                 transitions=TRANSITIONS, text_fields=("text",), n_tokens=lambda s: s.n, widest=widest_state,
-                one_edit=one_edit,
+                one_edit=one_edit, array_labels=array_labels,
                 present=Presentation(stages=("inputs", "split", "heads", "detail", "combine", "cost"),
                                      controls=("h", "causal", "head", "query"),
                                      picture=("heads", "multihead.fig.weights_1")))

@@ -27,8 +27,8 @@ from .link import Notice
 __all__ = [
     "DM_MIN", "DM_MAX", "TABLE_MAX", "SEED_MAX", "BASES", "SCALE_MAX", "POS_MAX", "PositionalState", "default_state",
     "reordering", "pe_table", "similarity", "wave_columns", "wave_curves", "wavelength", "experiment", "rope_scores",
-    "rope_curves", "arrays", "n_pairs", "with_text", "with_text2", "with_d_model", "with_table", "with_pair",
-    "with_rope", "LINK", "LESSON",
+    "rope_curves", "arrays", "array_labels", "n_pairs", "with_text", "with_text2", "with_d_model", "with_table",
+    "with_pair", "with_rope", "LINK", "LESSON",
 ]
 
 DM_MIN, DM_MAX = 2, seeded.MAX_SIZE
@@ -248,6 +248,27 @@ def arrays(state: PositionalState) -> dict[str, np.ndarray]:
     return out
 
 
+def _from_0(n: int) -> list[str]:
+    return [str(j) for j in range(n)]
+
+
+def array_labels(state: PositionalState) -> dict[str, tuple[list[str], list[str]]]:
+    """Lesson.array_labels, as the page numbers its axes: positions and dimensions from 0 ("0", "1", …: PE's row pos,
+    column 2i or 2i + 1); sentence A's or B's tokens on the token axes (``reordered`` is in B's order)."""
+    out = {"PE": (_from_0(state.n_positions), _from_0(state.d_table)),
+           "PE_similarity": (_from_0(state.n_positions), _from_0(state.n_positions))}
+    a, b, dims = list(state.tokens), list(state.tokens2), _from_0(state.d_model)
+    if not a:
+        return out
+    out.update(W_Q=(dims, dims), W_K=(dims, dims), X_a=(a, dims), PE_a=(a, dims),
+               **{f"weights_a{k}": (a, a) for k in ("", "_pe", "_rope")})
+    if b:
+        out.update(X_b=(b, dims), PE_b=(b, dims), **{f"weights_b{k}": (b, b) for k in ("", "_pe", "_rope")})
+    if reordering(a, b) is not None:
+        out["reordered"] = (b, b)
+    return out
+
+
 # ---- transitions -------------------------------------------------------------------------------------------------
 def _clamp(v, lo, hi) -> int:
     return int(min(max(int(v), lo), hi))
@@ -362,7 +383,7 @@ def widest_state() -> PositionalState:
 LESSON = Lesson(key="positional", icon=":material/format_list_numbered:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
                 text_fields=("text", "text2"), n_tokens=lambda s: len(s.tokens),
-                widest=widest_state,
+                widest=widest_state, array_labels=array_labels,
                 present=Presentation(stages=("lost", "table", "similar", "restored", "rope"),
                                      controls=("pair", "np", "dp", "scale", "rm", "rn", "sh"),
                                      picture=("table", "positional.fig.waves")))

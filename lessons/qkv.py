@@ -26,7 +26,7 @@ __all__ = [
     "DIM_MIN", "DIM_MAX", "SEED_MAX", "PRESETS", "Preset", "QKVState", "QKVResult", "ROW_MATRICES", "MATRICES",
     "matrix_shape", "state_shape", "active_matrices", "default_state", "baseline_matrix", "with_preset", "with_text",
     "with_sizes", "with_seed", "seeded_matrices", "with_mode", "with_query", "with_matrix", "with_cell",
-    "is_preset_as_given", "example_tokens", "grown_sizes", "compute", "arrays", "LINK", "LESSON",
+    "is_preset_as_given", "example_tokens", "grown_sizes", "compute", "arrays", "array_labels", "LINK", "LESSON",
 ]
 
 DIM_MIN, DIM_MAX = 1, 16
@@ -408,6 +408,25 @@ def arrays(state: QKVState) -> dict[str, np.ndarray]:
     return out
 
 
+def _dims(n: int) -> list[str]:
+    return [str(j + 1) for j in range(n)]
+
+
+def array_labels(state: QKVState) -> dict[str, tuple[list[str], list[str]]]:
+    """Lesson.array_labels: the tokens on every token axis (rows of X, Q, K, V and the output; both axes of the
+    scores, scaled scores, weights and mask), the dimensions "1", "2", … on the d_model, d_k and d_v axes."""
+    toks, dm, dk, dv = list(state.tokens), _dims(state.d_model), _dims(state.d_k), _dims(state.d_v)
+    axes = {"X": (toks, dm), "W_Q": (dm, dk), "W_K": (dm, dk), "W_V": (dm, dv), "Q": (toks, dk), "K": (toks, dk),
+            "V": (toks, dv)}
+    out = {name: axes[name] for name in active_matrices(state.mode)}
+    if state.n:
+        out.update(Q=axes["Q"], K=axes["K"], V=axes["V"], output=(toks, dv),
+                   **{name: (toks, toks) for name in ("scores", "scaled_scores", "weights")})
+        if state.causal:
+            out["mask"] = (toks, toks)
+    return out
+
+
 def baseline_state(state: QKVState) -> QKVState:
     """The state's setup as the lesson gives it: the same preset, sentence, sizes, seed, mode and switches, every
     matrix as :func:`baseline_matrix` draws it (no edits)."""
@@ -539,7 +558,7 @@ LESSON = Lesson(key="qkv", icon=":material/calculate:", default_state=default_st
                 from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,
                 color_ranges=color_ranges, cell_matrices=lambda s: active_matrices(s.mode), transitions=TRANSITIONS,
                 text_fields=("text",), n_tokens=lambda s: len(s.tokens),
-                widest=widest_state, one_edit=one_edit,
+                widest=widest_state, one_edit=one_edit, array_labels=array_labels,
                 present=Presentation(stages=("inputs", "qkv", "scores", "scaled", "softmax", "output"),
                                      controls=("cell", "dk", "causal", "query"),
                                      picture=("softmax", "qkv.fig.weights")))

@@ -12,6 +12,7 @@ typed (the UI escapes it where it draws).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -27,7 +28,8 @@ from .link import Notice
 __all__ = [
     "N_BOOKS", "D_VALUE", "SCORE_MIN", "SCORE_MAX", "SCORE_STEP", "VALUE_LIMIT", "TEMPERATURES", "N_KEYS_MIN",
     "N_KEYS_MAX", "SEED_MAX", "MAX_TITLE_CHARS", "DEFAULT_SCORES", "DEFAULT_VALUES", "ScalingState",
-    "default_state", "with_score", "with_value", "with_title", "with_query", "arrays", "LINK", "LESSON",
+    "default_state", "with_score", "with_value", "with_title", "with_query", "arrays", "array_labels", "LINK",
+    "LESSON",
 ]
 
 N_BOOKS = 3
@@ -178,6 +180,14 @@ def arrays(state: ScalingState) -> dict[str, np.ndarray]:
             "temperature_weights": scaling_math.temperature_softmax(state.scores, state.temperature)}
 
 
+def array_labels(state: ScalingState) -> dict[str, tuple[Sequence[str], Sequence[str]]]:
+    """Lesson.array_labels: the books "1".."N_BOOKS" (their titles default to the language's words, not kept here)
+    and the value components "1".."D_VALUE"; the 1-D arrays are one number per book, the output one per component."""
+    books, dims = [str(i + 1) for i in range(N_BOOKS)], [str(j + 1) for j in range(D_VALUE)]
+    out = {name: (books, ()) for name in ("scores", "scaled_scores", "weights", "temperature_weights")}
+    return {**out, "values": (books, dims), "output": (dims, ())}
+
+
 # ---- link ---------------------------------------------------------------------------------------------------------
 _BOOKS = range(1, N_BOOKS + 1)
 LINK = link.LinkSchema(
@@ -253,5 +263,6 @@ def widest_state() -> ScalingState:
 LESSON = Lesson(key="scaling", icon=":material/tune:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
                 text_fields=("query", *(f"title.{i}" for i in range(N_BOOKS))), widest=widest_state,
+                array_labels=array_labels,
                 present=Presentation(stages=("books", "mix", "variance", "saturation", "temperature"),
                                      controls=("dk", "scale", "n", "T"), picture=("books", "scaling.fig.steps")))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -30,9 +31,9 @@ from .ranges import nice_ceiling
 
 __all__ = [
     "TASKS", "LEARNING_RATES", "STEP_CHOICES", "DK_CHOICES", "SEED_MAX", "N_WATCH", "LR_UNSTABLE", "TrainingState",
-    "Run", "default_state", "setup", "run", "comparison", "other_lr", "arrays", "feature_labels", "token_labels",
-    "with_task", "with_lr", "with_steps", "with_d_k", "with_seed", "with_scaled", "with_step", "with_example", "LINK",
-    "LESSON",
+    "Run", "default_state", "setup", "run", "comparison", "other_lr", "arrays", "array_labels", "feature_labels",
+    "token_labels", "with_task", "with_lr", "with_steps", "with_d_k", "with_seed", "with_scaled", "with_step",
+    "with_example", "LINK", "LESSON",
 ]
 
 TASKS = core.TASKS
@@ -196,6 +197,17 @@ def arrays(state: TrainingState) -> dict[str, np.ndarray]:
             "loss": h.loss.copy(), "held_out_loss": h.held_out_loss.copy()}
 
 
+def array_labels(state: TrainingState) -> dict[str, tuple[Sequence[str], Sequence[str]]]:
+    """Lesson.array_labels: the shown example's tokens (:func:`token_labels`) on the weights' axes, the input features
+    (:func:`feature_labels`: A..H, then positions or values 0..7) on the rows of W and both axes of W_Q·W_Kᵀ, the
+    dimensions "1", "2", … on the columns of W, and the step numbers "0".."steps" for the two loss curves."""
+    toks, feats = token_labels(state), feature_labels(state)[0]
+    d_k, d_v = ([str(j + 1) for j in range(n)] for n in (state.d_k, run(state).history.W_V.shape[-1]))
+    steps = [str(t) for t in range(state.steps + 1)]
+    return {"weights": (toks, toks), "ideal": (toks, toks), "W_Q": (feats, d_k), "W_K": (feats, d_k),
+            "W_V": (feats, d_v), "asks_offers": (feats, feats), "loss": (steps, ()), "held_out_loss": (steps, ())}
+
+
 def color_ranges(state: TrainingState) -> dict[str, float]:
     """One colour range for W_Q and W_K through the whole training (the largest |value| either reaches), so a
     colour means the same number at every step; likewise for W_V and for W_Q·W_Kᵀ × s."""
@@ -315,7 +327,7 @@ step slider may still send a step past a shorter training: clamped)."""
 
 LESSON = Lesson(key="training", icon=":material/model_training:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
-                color_ranges=color_ranges,
+                color_ranges=color_ranges, array_labels=array_labels,
                 present=Presentation(stages=("task", "watch", "matrices", "experiment"),
                                      controls=("step", "play", "task", "example"),
                                      picture=("watch", "training.fig.weights")))

@@ -36,10 +36,15 @@ def _toy_from_link(values: dict):
     return ToyState(values.get("n", 3)), []
 
 
+def _toy_labels(state: ToyState) -> dict[str, tuple[list[str], tuple]]:
+    """The vector's entries numbered "1".."n", as the page's one-row heatmap labels them."""
+    return {"ones": ([str(j + 1) for j in range(state.n)], ())}
+
+
 TOY = Lesson(key="toy", icon=":material/toys:", default_state=ToyState,
              link=link.LinkSchema("toy", 1, (link.Int("n", 1, 9),)),
              to_link=lambda s: {"n": s.n}, from_link=_toy_from_link,
-             arrays=lambda s: {"ones": np.ones(s.n)}, page=str(HERE / "toy.py"),
+             arrays=lambda s: {"ones": np.ones(s.n)}, array_labels=_toy_labels, page=str(HERE / "toy.py"),
              transitions={"n": Transition(lambda s, n: replace(s, n=min(max(int(n), 1), 9)), (link.Int("n", 1, 9),))},
              present=Presentation(stages=("sum", "ones"), controls=("n",), picture=("ones", "toy.fig.ones")))
 
@@ -95,6 +100,12 @@ def arrays(state: PairState) -> dict[str, np.ndarray]:
     return {"S": S, "weights": weights}
 
 
+def array_labels(state: PairState) -> dict[str, tuple[list[str], list[str]]]:
+    """The target's tokens on the rows (queries), the source's on the columns (keys), as the page labels them."""
+    rows, cols = list(tokens(state.target)), list(tokens(state.source))
+    return {"S": (rows, cols), "weights": (rows, cols)}
+
+
 def _to_link(state: PairState) -> dict:
     out = {}
     if state.source != SOURCE:
@@ -128,7 +139,7 @@ def _one_edit(state: PairState) -> PairState:
 PAIR = Lesson(key="pair", icon=":material/compare_arrows:", default_state=PairState,
               link=link.LinkSchema("pair", 1, (link.Text("s", MAX_TEXT_CHARS), link.Text("t", MAX_TEXT_CHARS)),
                                    matrices=(link.Matrix("S", LIMIT),)),
-              to_link=_to_link, from_link=_from_link, arrays=arrays,
+              to_link=_to_link, from_link=_from_link, arrays=arrays, array_labels=array_labels,
               matrix_shape=lambda s, name: s.S.shape,
               with_matrices=lambda s, mats: with_scores(s, mats["S"]) if "S" in mats else s,
               page=str(HERE / "pair.py"), text_fields=("source", "target"),
