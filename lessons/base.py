@@ -140,6 +140,10 @@ class Lesson:
             for them; a 1-D array has ``(labels, ())``. The exports (CSV files, ui/exports.py) write them as the
             files' row and column headers. Required of every lesson with arrays (tests/contract/test_array_labels.py
             checks every array is labelled, with as many labels as it has rows and columns).
+        code: state → a standalone NumPy script (:func:`lessons.code.script`) that rebuilds the state's inputs and
+            computes and prints what the page shows: at least every array of ``arrays(state)`` whose name starts or
+            ends with "weights" or "output" (tests/contract/test_code.py runs it for every lesson and compares the
+            printout with ``arrays``). Required of every lesson.
     """
 
     key: str
@@ -162,6 +166,7 @@ class Lesson:
     one_edit: Callable[[object], object] | None = None
     present: Presentation | None = None
     array_labels: Callable[[object], Mapping[str, tuple[Sequence[str], Sequence[str]]]] | None = None
+    code: Callable[[object], str] | None = None
 
     def __post_init__(self):
         if not self.key.isascii() or not self.key.isidentifier() or self.key != self.key.lower():
