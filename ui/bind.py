@@ -45,7 +45,8 @@ def control(page: Page, factory: Callable, name: str, label: str, *, value, appl
     is_slider = getattr(factory, "__name__", "") in ("slider", "select_slider")
     options = kwargs.get("options")
     if not is_slider:
-        sync(key, value, _default(factory, options))
+        shown = None if options is None else [str(kwargs.get("format_func", str)(o)) for o in options]
+        sync(key, value, _default(factory, options), shown=shown)
 
     def same(a, b) -> bool:  # a choice's session value may be its option's text (see chosen_option)
         if options is not None:

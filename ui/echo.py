@@ -53,6 +53,13 @@ def confirm(key: str) -> None:
         del displaced[key]
 
 
+def unconfirmed(key: str) -> bool:
+    """Whether the server wrote widget ``key``'s value and the browser has not yet sent it back. It may never have
+    got it: a page's first run cut short by the next one (the width relay's run, ui/viewport.py) left fields drawn
+    empty at 1024×768, about 1 load in 5 (a new-user trial). ``ui.widgets.sync`` then writes it again."""
+    return key in (st.session_state.get(DISPLACED) or {})
+
+
 def stale(key: str, same) -> bool:
     """In a bound widget's ``on_change``: True when its new value is the browser's echo of the value the server
     replaced (see the module docstring) and must not be applied; ``same(a, b)`` compares two values of the widget.

@@ -51,7 +51,10 @@ def _index(value) -> int:
     return int(m.group(1)) - 1 if m else 0
 
 
-def sync(key: str, value, default=echo.NO_DEFAULT) -> None:
+SHOWN = "_sync_shown"  # session_state: {widget key: the option texts it was last drawn with}
+
+
+def sync(key: str, value, default=echo.NO_DEFAULT, *, shown=None) -> None:
     """Set a widget's session value from the lesson state before the widget is drawn (no value= too, except for a
     slider: see below), only when it differs.
 
@@ -63,9 +66,21 @@ def sync(key: str, value, default=echo.NO_DEFAULT) -> None:
     no session value, and gets one here.
 
     ``default``: the widget's value when drawn without a session value (a text field's "", a choice's first
-    option): what the browser holds until it has applied the written value (:func:`ui.echo.write`)."""
-    if key in st.session_state and drag.same(st.session_state[key], value):
+    option): what the browser holds until it has applied the written value (:func:`ui.echo.write`).
+
+    Written again although equal: while the browser has not sent the written value back (:func:`ui.echo.unconfirmed`:
+    it may never have got it, the run that wrote it cut short by the next), and when a choice's option texts
+    (``shown``) changed since it was last drawn: a new sentence keeps the query at index 0, and the browser went on
+    showing the old text "1: 犬" over the new options (a new-user trial)."""
+    relabelled = False
+    if shown is not None:
+        last = st.session_state.setdefault(SHOWN, {})
+        relabelled = last.get(key, tuple(shown)) != tuple(shown)
+        last[key] = tuple(shown)
+    if key in st.session_state and drag.same(st.session_state[key], value) and not relabelled:
         echo.confirm(key)
+        if echo.unconfirmed(key):
+            st.session_state[key] = value  # pushed to the browser again with this run
         return
     echo.write(key, value, default)  # the value it replaces may come back from the browser late: ui.echo
 
@@ -308,9 +323,11 @@ def cell_picker(page, labels: dict[str, tuple[list[str], list[str]]], *, name: s
     if not page.keeps(name):
         return cell
     names = list(labels)
-    for part, value, first in zip(("m", "i", "j"), cell, (names[0], 0, 0)):
-        sync(f"{key}:{part}", value, first)
     rows, cols = labels[cell[0]]
+    texts = {"m": names, "i": [_numbered(k, r) for k, r in enumerate(rows)],
+             "j": [_numbered(k, c) for k, c in enumerate(cols)]}
+    for part, value, first in zip(("m", "i", "j"), cell, (names[0], 0, 0)):
+        sync(f"{key}:{part}", value, first, shown=texts[part])
 
     def pick(part: str) -> None:
         if echo.stale(f"{key}:{part}", lambda a, b: (chosen_option(a, names) if part == "m" else _index(a)) == b):
