@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 import lessons
+from lessons import code as lesson_code
 from lessons import state_file
 
 from .escape import markdown as md_escape
@@ -113,6 +114,22 @@ def _arrays_buttons(page, latest: dict) -> None:
                                key=page.key(f"file.csv.{name}"), width="stretch")
 
 
+# ---- the NumPy script -------------------------------------------------------------------------------------------
+def _latest_code(lesson, latest: dict, fallback) -> bytes:
+    return lesson.code(latest.get(lesson.key, fallback)).encode("utf-8")
+
+
+def _code_button(page, latest: dict) -> None:
+    """The lesson's numbers as a standalone NumPy script (``Lesson.code``, lessons/code.py), made when clicked."""
+    lesson = page.lesson
+    if lesson.code is None:
+        return
+    st.caption(t("file.code_help"))
+    st.download_button(t("file.code"), data=partial(_latest_code, lesson, latest, page.state),
+                       file_name=lesson_code.file_name(lesson.key), mime="text/x-python", on_click="ignore",
+                       icon=":material/code:", key=page.key("file.code"))
+
+
 def _kb(n: int) -> str:
     return str(max(1, math.ceil(n / 1024)))
 
@@ -132,6 +149,7 @@ def panel(page) -> None:
                                   help=t("file.load_help", max_kb=_kb(state_file.MAX_BYTES)))
         _say_result(page, chosen)
         _arrays_buttons(page, latest)
+        _code_button(page, latest)
 
 
 def _on_load(page) -> None:

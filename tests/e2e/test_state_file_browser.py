@@ -1,7 +1,7 @@
 """Save a lesson's state as a file and load it back, in Chromium (issue 25 §3), for every registered lesson: the saved
 file holds the page's state (the same numbers as the link it was opened with, an edit included), the zip of CSV
-files holds every array, loading the file on a fresh page brings that link back, and a file cut short is refused in
-words with the page unchanged."""
+files holds every array, the NumPy script is the lesson's for that state, loading the file on a fresh page brings
+that link back, and a file cut short is refused in words with the page unchanged."""
 from __future__ import annotations
 
 import zipfile
@@ -65,6 +65,11 @@ def test_save_then_load_brings_the_page_back(browser, app_server, i, lesson):
         with zipfile.ZipFile(zipped.value.path()) as z:
             assert sorted(z.namelist()) == sorted(exports.csv_name(lesson.key, n) for n in lesson.arrays(state))
         saved = sf.load(lesson, data)  # the page's own state, read by the lesson's codec
+        if lesson.code is not None:  # the NumPy script of that same state
+            with page.expect_download() as script:
+                _fold(page, lang).get_by_role("button", name=t("file.code", lang=lang)).click()
+            assert script.value.suggested_filename == f"attention-lab_{lesson.key}.py"
+            assert open(script.value.path(), encoding="utf-8").read() == lesson.code(saved)
         for name, a in lesson.arrays(state).items():
             b = lesson.arrays(saved)[name]
             assert np.array_equal(np.asarray(a), np.asarray(b), equal_nan=np.asarray(a).dtype.kind == "f"), name
