@@ -6,12 +6,13 @@ import streamlit as st
 
 from attention_core import scaling as scaling_math
 from lessons import scaling as lesson
-from ui import bind, cache, charts, escape, numbers, runtime, text
+from ui import bind, cache, charts, escape, numbers, runtime, text, widgets
 from ui.i18n import t
 from ui.lesson_charts import scaling as scaling_charts
 
 N_SAMPLES = 20_000  # q, k pairs in the variance lab
 N_DRAWS = 1_000  # rows per d_k in the saturation chart
+BOOK_CARD_PX = 240  # a book card's least width: its three number fields show "−10.5" (side by side at 1280×720)
 T_GRID = np.geomspace(0.05, 20.0, 160)
 BOOKS, VARIANCE = "books", "variance"  # notice places: under the book cards, under the seed
 
@@ -55,7 +56,7 @@ def book_cards(page: runtime.Page) -> None:
                          apply=lambda s, v: lesson.with_query(s, v, t("scaling.book.query_default")),
                          max_chars=lesson.MAX_TITLE_CHARS, help=t("scaling.book.query_help"))
     dims = [t(f"scaling.book.dim_{j + 1}") for j in range(lesson.D_VALUE)]
-    for col, i in zip(st.columns(lesson.N_BOOKS), range(lesson.N_BOOKS)):
+    for col, i in zip(widgets.columns_or_rows(lesson.N_BOOKS, BOOK_CARD_PX), range(lesson.N_BOOKS)):
         with col, st.container(border=True):
             bind.text_or_default(page, st.text_input, f"title.{i}", t("scaling.book.title", i=i + 1),
                                  value=names[i], default=t(f"scaling.book.default_{i + 1}"), place=BOOKS,

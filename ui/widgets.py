@@ -51,6 +51,15 @@ def _index(value) -> int:
     return int(m.group(1)) - 1 if m else 0
 
 
+def columns_or_rows(n: int, least_px: float) -> list:
+    """``n`` st.columns side by side when the page's main column gives each at least ``least_px`` (ui.viewport: the
+    width the browser said), else ``n`` containers one under another. For groups of controls that cannot shrink:
+    /scaling's three book cards, each with three number fields, left the fields too narrow to show their number at
+    1024×768 (a new-user trial). (Streamlit puts columns one under another itself only below 640 px of window.)"""
+    room = (viewport.width() - 16 * (n - 1)) / max(n, 1)
+    return list(st.columns(n)) if room >= least_px else [st.container() for _ in range(n)]
+
+
 SHOWN = "_sync_shown"  # session_state: {widget key: the option texts it was last drawn with}
 
 

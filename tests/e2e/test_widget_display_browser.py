@@ -5,6 +5,7 @@ trial met on 2b66c8e..b0ee6c5:
   while the charts used the default sentence: the page's first run, which wrote the fields, was cut short by the run
   for the window's width, and the next run did not write them again (the values were equal). Measured with these
   loads: 4 of 20 on the old code, 0 of 30 after;
+- /scaling's nine book values in three cards side by side left each number field too narrow to show its number;
 - a new sentence kept the query's choice at index 0, and the choice went on showing the old text "1: 犬" over the new
   options 1: 鳥 / 2: が / 3: 飛ぶ.
 """
@@ -18,6 +19,9 @@ from .helpers import sel, wait_for_app
 
 FIELDS = "[data-testid=stTextInput] input, [data-testid=stNumberInput] input, [data-testid=stTextArea] textarea"
 TYPED = [x for x in lessons.REGISTRY if x.text_fields]
+NARROW_NUMBERS = """() => [...document.querySelectorAll('[data-testid=stNumberInput] input')]
+  .filter((e) => e.clientWidth < 36).map((e) => `${e.getAttribute('aria-label')}: ${e.clientWidth} px`)"""
+"""Number fields narrower than "−10.5" at 14 px (~34 px): /scaling's book values were 0-10 px wide at 1024×768."""
 
 
 @pytest.fixture(scope="module")
@@ -35,10 +39,12 @@ def test_no_field_opens_empty_on_a_narrow_projector(narrow, app_server, lesson):
             page.goto(f"{app_server}/{lesson.key}?lang=ja")
             wait_for_app(page)
             values = page.evaluate(f"() => [...document.querySelectorAll({FIELDS!r})].map((e) => e.value)")
+            cut = page.evaluate(NARROW_NUMBERS)
         finally:
             page.close()
         assert values, f"/{lesson.key} draws no field"
         assert all(v != "" for v in values), f"/{lesson.key} at 1024×768: a field shows nothing: {values}"
+    assert not cut, f"/{lesson.key} at 1024×768: number fields too narrow for their number: {cut}"
 
 
 def test_a_new_sentence_relabels_the_chosen_token(page, app_server):
