@@ -29,8 +29,9 @@ ON, STEP = "present", "reveal"  # the link's keys (lessons.link.IGNORED_KEYS)
 ASKED = "_present_asked"  # {lesson key: the stages its page asked about in the last run} (the contract tests read it)
 
 # The keyboard, installed once per page load by an st.components.v2 component without a view: → / Page Down and
-# ← / Page Up step through the stages, unless the key is meant for a field, a slider, a choice or a tab (which use
-# the arrow keys themselves), or comes with a modifier (Alt+← is the browser's Back).
+# ← / Page Up step through the stages. The arrows do not when the key is meant for a field, a slider, a choice or a
+# tab (which use them themselves); Page Down / Up, what a clicker sends, always do. None with a modifier (Alt+← is
+# the browser's Back).
 KEYS_JS = """
 export default function ({ data, setTriggerValue }) {
   const P = window.__attentionLabPresent || (window.__attentionLabPresent = install());
@@ -48,8 +49,10 @@ function install() {
     if (!P.on || !P.send || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.defaultPrevented) return;
     const d = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 }[e.key];
     const el = e.target;
-    if (!d || (el && el.closest && el.closest(OWN)) || document.querySelector("[role=dialog]")) return;
+    const clicker = e.key === "PageDown" || e.key === "PageUp";  // what a presentation clicker sends: always a step
+    if (!d || (!clicker && el && el.closest && el.closest(OWN)) || document.querySelector("[role=dialog]")) return;
     e.preventDefault();
+    if (clicker) e.stopPropagation();  // not also a slider's big step (a trial: a touched slider took the clicker)
     P.n += 1;
     P.send("key", { d: d, n: P.n });
   }, true);

@@ -117,6 +117,11 @@ def test_a_clicker_paces_the_stages_and_control_and_picture_share_the_screen(bro
             wait_for_app(page, timeout_ms=30_000)
             assert step_in_url(page) == str(k)
             assert slider.get_attribute("aria-valuenow") != before
+            moved = slider.get_attribute("aria-valuenow")
+            slider.focus()  # … but a clicker's key is always a step, the slider left as it was (a new-user trial)
+            page.keyboard.press("PageDown" if k < n else "PageUp")
+            wait_step(page, k + 1 if k < n else k - 1, n)
+            assert slider.count() == 0 or slider.get_attribute("aria-valuenow") == moved
         assert_no_exception(page)
         assert_no_page_errors(page_errors)
     finally:
