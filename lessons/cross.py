@@ -33,11 +33,13 @@ from attention_core import (
 )
 from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
+from . import code as script_code
 from . import link, ranges, seeded
 from .base import Lesson, Presentation, Transition, widest_text
 from .cells import CELL_LIMIT, Refusal, placed_cell, placed_matrix
 from .link import Notice
 from .masks import PAD, pad_to
+from .qkv import short_sentence
 
 __all__ = [
     "PAD", "DIM_MIN", "DIM_MAX", "SEED_MAX", "MAX_PAD", "MAX_EXTRA", "MODES", "SUMMARIES", "FILLERS", "MATRICES",
@@ -46,7 +48,7 @@ __all__ = [
     "target_tokens", "key_tokens", "is_pad", "pads_used", "state_shape", "baseline_matrix", "compute", "matches",
     "bottleneck", "bottleneck_curve", "arrays", "array_labels", "color_ranges", "with_preset", "with_source",
     "with_target", "with_sizes", "with_seed", "with_mode", "with_pad", "with_query", "with_extra", "with_summary",
-    "with_matrix", "with_cell", "LINK", "LESSON",
+    "with_matrix", "with_cell", "code", "LINK", "LESSON",
 ]
 
 DIM_MIN, DIM_MAX = 1, 16
@@ -498,6 +500,50 @@ def with_cell(state: CrossState, name: str, i: int, j: int, value) -> CrossState
     return replace(state, mats=placed_cell(state.mats, MATRICES, name, i, j, value))
 
 
+# ---- the NumPy script (Lesson.code) ---------------------------------------------------------------------------------
+_PROJECT = {
+    "cross": "Q = X_tgt @ W_Q    # queries from the target\nK = X_src @ W_K    # keys and values from the source\n"
+             "V = X_src @ W_V",
+    "self": "Q = X_tgt @ W_Q    # self-attention of the target: queries, keys and values all from it\n"
+            "K = X_tgt @ W_K\nV = X_tgt @ W_V",
+}
+_MASK = {
+    "cross": "if padding:\n    scaled_scores[:, np.array(is_pad)] = -np.inf  # no target token looks at a [PAD] key",
+    "self": "if causal:\n    n = len(target)\n    scaled_scores[np.tril(np.ones((n, n))) == 0] = -np.inf"
+            "  # the decoder: token i sees tokens 1..i",
+}
+_STEPS = """\
+d_k = W_Q.shape[1]
+scores = Q @ K.T                       # one row per target token, one column per key
+scaled_scores = scores / np.sqrt(d_k)
+{mask}
+weights = softmax(scaled_scores)       # each row sums to 1
+output = weights @ V                   # each target token: a mix of the values"""
+
+
+def code(state: CrossState) -> str:
+    """Lesson.code: the target's tokens and X_tgt, the source's keys (its tokens, then its [PAD]s) and X_src (cross
+    mode only), W_Q, W_K, W_V and the mode's switch (padding, or causal in self mode); then Q, K, V, the scores, the
+    (masked) scaled scores, the weights and the output. Without a token on either side, the inputs only."""
+    m, cross_mode = state.mats, state.mode == "cross"
+    inputs: dict = {"target": list(target_tokens(state)), "X_tgt": m["X_tgt"]}
+    if cross_mode:
+        inputs.update(source=list(key_tokens(state)), X_src=m["X_src"], is_pad=[bool(x) for x in is_pad(state)],
+                      padding=state.padding)
+    inputs.update({n: m[n] for n in ("W_Q", "W_K", "W_V")})
+    if not cross_mode:
+        inputs["causal"] = state.causal
+    title = (f"Source–target attention ({state.mode}) — {short_sentence(source_tokens(state))} → "
+             f"{short_sentence(target_tokens(state))}, d_model={state.d_model}, d_k={state.d_k}, d_v={state.d_v}")
+    if compute(state) is None:  # the page shows the matrices only
+        body = "# the target or the source has no token: there is nothing to attend to"
+        shown = [n for n in inputs if n in MATRICES and m[n].size]
+    else:
+        body = _PROJECT[state.mode] + "\n" + _STEPS.format(mask=_MASK[state.mode])
+        shown = ["Q", "K", "V", "scores", "scaled_scores", "weights", "output"]
+    return script_code.script(title, script_code.file_name("cross"), inputs, body, shown)
+
+
 # ---- link --------------------------------------------------------------------------------------------------------
 # cross=1 p [s=<source>] [t=<target>] dm dk dv sd m pad pm c q x b, and each matrix that differs from its baseline;
 # cell=<matrix>.<row>.<col> (the cell picker's, added by the contract) when it is not the first cell.
@@ -604,7 +650,7 @@ LESSON = Lesson(key="cross", icon=":material/translate:", default_state=default_
                 from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,
                 color_ranges=color_ranges, cell_matrices=cell_matrices, transitions=TRANSITIONS,
                 text_fields=("source", "target"), n_tokens=lambda s: len(target_tokens(s)),
-                widest=widest_state, one_edit=one_edit, array_labels=array_labels,
+                widest=widest_state, one_edit=one_edit, array_labels=array_labels, code=code,
                 present=Presentation(stages=("inputs", "qkv", "scores", "mask", "weights", "align", "query",
                                              "bottleneck"),
                                      controls=("cell", "mode", "dk", "pad", "padding", "causal", "query", "summary",

@@ -23,6 +23,7 @@ import numpy as np
 from attention_core import AttentionSteps, causal_mask, padding_mask, project_qkv, scaled_dot_product_attention
 from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
+from . import code as script_code
 from . import link, qkv, ranges, seeded
 from .base import Lesson, Presentation, Transition, widest_text
 from .cells import Refusal
@@ -33,7 +34,7 @@ __all__ = [
     "Batch",
     "tokens", "batch", "pads_cut", "projections", "causal_steps", "generation_step", "batch_masks", "batch_steps",
     "custom_mask", "custom_steps", "with_text", "with_text2", "with_step", "with_custom", "with_custom_cell",
-    "with_custom_start", "arrays", "array_labels", "color_ranges", "LINK", "LESSON",
+    "with_custom_start", "arrays", "array_labels", "color_ranges", "code", "LINK", "LESSON",
 ]
 
 PAD = "[PAD]"
@@ -315,6 +316,80 @@ def color_ranges(state: MasksState) -> dict[str, float]:
     return out
 
 
+# ---- the NumPy script (Lesson.code) ----------------------------------------------------------------------------------
+_ATTEND = """\
+d_k = W_Q.shape[1]
+
+
+def attend(X, allowed):
+    \"\"\"Scaled dot-product attention of the tokens X among themselves; allowed[i, j] = 1: query i may see key j.\"\"\"
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    weights = softmax(np.where(allowed == 1, Q @ K.T / np.sqrt(d_k), -np.inf))  # a row with no key left: all 0
+    return weights, weights @ V
+
+"""
+
+_SENTENCE = """
+# 1. sentence 1, step by step, with the causal mask when it is on
+n = len(tokens)
+Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+scores = Q @ K.T
+scaled_scores = scores / np.sqrt(d_k)
+mask = np.tril(np.ones((n, n))) if causal else np.ones((n, n))  # 1 = may attend: token i sees tokens 1..i
+masked_scores = np.where(mask == 1, scaled_scores, -np.inf)      # −∞: weight exactly 0
+weights = softmax(masked_scores)
+output = weights @ V
+
+# 2. generating token t = step + 1: only tokens 1..t exist yet, so no mask is needed
+t = step + 1
+step_weights = attend(X[:t], np.ones((t, t)))[0][t - 1]
+step_row_of_full = attend(X, np.tril(np.ones((n, n))))[0][t - 1]  # the same numbers, then 0s: the causal row
+"""
+
+_BATCH = """
+# 3. the chosen sentence of the batch, padded with [PAD] to the batch length L
+L = len(batch_tokens)
+batch_causal = np.tril(np.ones((L, L))) if causal else np.ones((L, L))
+batch_padding = np.ones((L, L))
+if padding:
+    batch_padding[:, np.array(is_pad)] = 0  # no query may look at a [PAD] key
+batch_mask = batch_causal * batch_padding   # both must allow
+batch_weights, batch_output = attend(X_batch, batch_mask)
+
+# 4. the custom mask
+{custom}custom_weights, custom_output = attend(X_batch, custom_mask)
+fully_masked = 1.0 * (custom_mask.sum(axis=1) == 0)  # a query with nothing to attend to: weights 0, output 0
+"""
+
+
+def code(state: MasksState) -> str:
+    """Lesson.code: sentence 1's tokens and seeded X, the weights W_Q, W_K, W_V (the Q·K·V lesson's numbers for the
+    seed), the switches and the stepper, the chosen batch sentence with its [PAD]s and their X, and the custom mask
+    once edited; then each section's weights and output (a section without tokens is left out, as on the page)."""
+    toks, b = tokens(state.text), batch(state)
+    row, L = b.tokens[state.item], b.length
+    W = {name: seeded.weight(state.seed, name, D_K, D_K) for name in ("W_Q", "W_K", "W_V")}
+    inputs: dict = {}
+    shown: list[str] = []
+    body = ""
+    if toks:
+        inputs.update(tokens=list(toks), X=seeded.token_rows(toks, state.seed, D_K))
+        shown += ["mask", "masked_scores", "weights", "output", "step_weights", "step_row_of_full"]
+        body += _SENTENCE
+    inputs.update(W, causal=state.causal, **({"step": state.step} if toks else {}))
+    if L:
+        inputs.update(batch_tokens=list(row), X_batch=seeded.token_rows(row, state.seed, D_K),
+                      is_pad=[bool(x) for x in b.is_pad[state.item]], padding=state.padding)
+        if state.custom is not None:
+            inputs["custom_mask"] = _bits(state.custom)
+        custom = "" if state.custom is not None else "custom_mask = batch_mask  # not edited: the mask of section 3\n"
+        shown += ["batch_mask", "batch_weights", "batch_output", "custom_weights", "custom_output", "fully_masked"]
+        body += _BATCH.format(custom=custom)
+    title = (f"Masks — {qkv.short_sentence(toks)} / batch: {qkv.short_sentence(row)}, seed {state.seed}, "
+             f"causal {'on' if state.causal else 'off'}, padding {'on' if state.padding else 'off'}")
+    return script_code.script(title, script_code.file_name("masks"), inputs, _ATTEND + body, shown)
+
+
 # ---- link ---------------------------------------------------------------------------------------------------------
 # masks=1 [t=<sentence 1>] [t2=<sentence 2>] s c pd xp b st, and M=<L>x<L>:<bits> once the custom mask was edited.
 LINK = link.LinkSchema(
@@ -403,7 +478,7 @@ LESSON = Lesson(key="masks", icon=":material/visibility_off:", default_state=Mas
                 with_matrices=with_matrices, color_ranges=color_ranges, transitions=TRANSITIONS,
                 text_fields=("text", "text2"), masked_rows_text="masks.out.empty_rows",
                 n_tokens=lambda s: len(tokens(s.text)), widest=widest_state,
-                one_edit=one_edit, array_labels=array_labels,
+                one_edit=one_edit, array_labels=array_labels, code=code,
                 present=Presentation(stages=("mask", "weights", "generation", "padding", "custom"),
                                      controls=("causal", "step", "extra_pad", "padding", "item", "start", "custom"),
                                      picture=("weights", "masks.fig.weights")))

@@ -17,6 +17,7 @@ import numpy as np
 from attention_core import AttentionSteps, causal_mask, project_qkv, scaled_dot_product_attention
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
+from . import code as script_code
 from . import link, ranges, seeded
 from .base import Lesson, Presentation, Transition, widest_text
 from .cells import CELL_LIMIT, Refusal, check_cell, checked_matrix, with_one_cell
@@ -26,7 +27,8 @@ __all__ = [
     "DIM_MIN", "DIM_MAX", "SEED_MAX", "PRESETS", "Preset", "QKVState", "QKVResult", "ROW_MATRICES", "MATRICES",
     "matrix_shape", "state_shape", "active_matrices", "default_state", "baseline_matrix", "with_preset", "with_text",
     "with_sizes", "with_seed", "seeded_matrices", "with_mode", "with_query", "with_matrix", "with_cell",
-    "is_preset_as_given", "example_tokens", "grown_sizes", "compute", "arrays", "array_labels", "LINK", "LESSON",
+    "is_preset_as_given", "example_tokens", "grown_sizes", "compute", "arrays", "array_labels", "code",
+    "short_sentence", "LINK", "LESSON",
 ]
 
 DIM_MIN, DIM_MAX = 1, 16
@@ -451,6 +453,42 @@ def color_ranges(state: QKVState) -> dict[str, float]:
     return dict(_setup_ranges(state.preset, state.text, state.d_model, state.d_k, state.d_v, state.seed, state.mode))
 
 
+# ---- the NumPy script (Lesson.code) ----------------------------------------------------------------------------------
+def short_sentence(tokens, limit: int = 40) -> str:
+    """The tokens joined by spaces for a script's title, cut to ``limit`` characters with "…" (one plain line)."""
+    text = " ".join(tokens) or "(no tokens)"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+_QKV_BODY = """\
+d_k = K.shape[1]
+scores = Q @ K.T                        # one row per query token, one column per key token
+scaled_scores = scores / np.sqrt(d_k)   # ÷√d_k keeps the scores' spread the same whatever d_k is
+if causal:
+    mask = np.tril(np.ones((len(tokens), len(tokens))))  # 1 = may attend: token i sees tokens 1..i
+    scaled_scores[mask == 0] = -np.inf  # a masked score gets weight 0
+weights = softmax(scaled_scores)        # each row sums to 1
+output = weights @ V                    # each row: a weighted mix of V's rows"""
+
+
+def code(state: QKVState) -> str:
+    """Lesson.code: the active mode's matrices as typed, the causal switch, then Q, K, V (X·W in X·W mode), the
+    scores, the scaled (and causally masked) scores, the weights and the output; without tokens, the inputs only."""
+    inputs = {"tokens": list(state.tokens), **{n: state.mats[n] for n in active_matrices(state.mode)}}
+    title = (f"Q·K·V step by step — {short_sentence(state.tokens)}, d_model={state.d_model}, d_k={state.d_k}, "
+             f"d_v={state.d_v}" + (", causal mask" if state.causal else ""))
+    if not state.n:  # nothing to attend to: the (empty) inputs, shaped as the page has them
+        names = active_matrices(state.mode)
+        body = "# no tokens: there is nothing to attend to\n" + "\n".join(
+            f"{n} = {n}.reshape{state_shape(state, n)}" for n in names if not all(state_shape(state, n)))
+        return script_code.script(title, script_code.file_name("qkv"), inputs, body, names)
+    proj = "".join(f"{m} = X @ W_{m}".ljust(40) + f"# one {w} per token\n"
+                   for m, w in (("Q", "query"), ("K", "key"), ("V", "value")))
+    body = (proj if state.mode == "xw" else "# Q, K and V are typed in directly (no X, no W)\n") + _QKV_BODY
+    shown = ["Q", "K", "V", "scores", "scaled_scores", *(["mask"] if state.causal else []), "weights", "output"]
+    return script_code.script(title, script_code.file_name("qkv"), {**inputs, "causal": state.causal}, body, shown)
+
+
 # ---- link ---------------------------------------------------------------------------------------------------------
 # Version 2: qkv=2 p=<preset> [t=<sentence>] dm dk dv s m q [c=1: causal mask], and each matrix that differs from
 # what the preset and seed give (of both modes, so switching modes after opening a link loses nothing), and
@@ -558,7 +596,7 @@ LESSON = Lesson(key="qkv", icon=":material/calculate:", default_state=default_st
                 from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,
                 color_ranges=color_ranges, cell_matrices=lambda s: active_matrices(s.mode), transitions=TRANSITIONS,
                 text_fields=("text",), n_tokens=lambda s: len(s.tokens),
-                widest=widest_state, one_edit=one_edit, array_labels=array_labels,
+                widest=widest_state, one_edit=one_edit, array_labels=array_labels, code=code,
                 present=Presentation(stages=("inputs", "qkv", "scores", "scaled", "softmax", "output"),
                                      controls=("cell", "dk", "causal", "query"),
                                      picture=("softmax", "qkv.fig.weights")))

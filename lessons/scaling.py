@@ -20,6 +20,7 @@ import numpy as np
 from attention_core import scaling as scaling_math
 from attention_core.scaling import DK_STEPS
 
+from . import code as script_code
 from . import link
 from .base import LONG_TOKEN, Lesson, Presentation, Transition
 from .cells import Refusal
@@ -28,7 +29,7 @@ from .link import Notice
 __all__ = [
     "N_BOOKS", "D_VALUE", "SCORE_MIN", "SCORE_MAX", "SCORE_STEP", "VALUE_LIMIT", "TEMPERATURES", "N_KEYS_MIN",
     "N_KEYS_MAX", "SEED_MAX", "MAX_TITLE_CHARS", "DEFAULT_SCORES", "DEFAULT_VALUES", "ScalingState",
-    "default_state", "with_score", "with_value", "with_title", "with_query", "arrays", "array_labels", "LINK",
+    "default_state", "with_score", "with_value", "with_title", "with_query", "arrays", "array_labels", "code", "LINK",
     "LESSON",
 ]
 
@@ -188,6 +189,25 @@ def array_labels(state: ScalingState) -> dict[str, tuple[Sequence[str], Sequence
     return {**out, "values": (books, dims), "output": (dims, ())}
 
 
+_BODY = """\
+divisor = np.sqrt(d_k) if scaled else 1.0        # ÷√d_k on or off
+scaled_scores = scores / divisor
+weights = softmax(scaled_scores)                 # one weight per book, summing to 1
+output = weights @ values                        # the books' values mixed by their weights
+temperature_weights = softmax(scores / T)        # the temperature section: softmax(scores / T)"""
+
+
+def code(state: ScalingState) -> str:
+    """Lesson.code: the three books' raw scores q·k and values, d_k, the ÷√d_k switch and the temperature T, then
+    the scaled scores, the weights, the mixed output and the temperature section's weights."""
+    title = (f"Scaling and softmax — {N_BOOKS} books, d_k={state.d_k}, ÷√d_k {'on' if state.scaled else 'off'}, "
+             f"T={state.temperature:g}")
+    inputs = {"scores": np.array(state.scores, dtype=np.float64), "values": np.array(state.values, dtype=np.float64),
+              "d_k": state.d_k, "scaled": state.scaled, "T": state.temperature}
+    shown = ("scaled_scores", "weights", "output", "temperature_weights")
+    return script_code.script(title, script_code.file_name("scaling"), inputs, _BODY, shown)
+
+
 # ---- link ---------------------------------------------------------------------------------------------------------
 _BOOKS = range(1, N_BOOKS + 1)
 LINK = link.LinkSchema(
@@ -263,6 +283,6 @@ def widest_state() -> ScalingState:
 LESSON = Lesson(key="scaling", icon=":material/tune:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
                 text_fields=("query", *(f"title.{i}" for i in range(N_BOOKS))), widest=widest_state,
-                array_labels=array_labels,
+                array_labels=array_labels, code=code,
                 present=Presentation(stages=("books", "mix", "variance", "saturation", "temperature"),
                                      controls=("dk", "scale", "n", "T"), picture=("books", "scaling.fig.steps")))

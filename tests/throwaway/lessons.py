@@ -18,6 +18,7 @@ import numpy as np
 
 from attention_core import softmax
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
+from lessons import code as script_code
 from lessons import link, seeded
 from lessons.base import Lesson, Presentation, Transition, widest_text
 from lessons.cells import check_cell
@@ -41,10 +42,16 @@ def _toy_labels(state: ToyState) -> dict[str, tuple[list[str], tuple]]:
     return {"ones": ([str(j + 1) for j in range(state.n)], ())}
 
 
+def _toy_code(state: ToyState) -> str:
+    body = "ones = np.ones(n)  # the slider's n ones"
+    return script_code.script(f"toy — n={state.n}", script_code.file_name("toy"), {"n": state.n}, body, ["ones"])
+
+
 TOY = Lesson(key="toy", icon=":material/toys:", default_state=ToyState,
              link=link.LinkSchema("toy", 1, (link.Int("n", 1, 9),)),
              to_link=lambda s: {"n": s.n}, from_link=_toy_from_link,
-             arrays=lambda s: {"ones": np.ones(s.n)}, array_labels=_toy_labels, page=str(HERE / "toy.py"),
+             arrays=lambda s: {"ones": np.ones(s.n)}, array_labels=_toy_labels, code=_toy_code,
+             page=str(HERE / "toy.py"),
              transitions={"n": Transition(lambda s, n: replace(s, n=min(max(int(n), 1), 9)), (link.Int("n", 1, 9),))},
              present=Presentation(stages=("sum", "ones"), controls=("n",), picture=("ones", "toy.fig.ones")))
 
@@ -106,6 +113,18 @@ def array_labels(state: PairState) -> dict[str, tuple[list[str], list[str]]]:
     return {"S": (rows, cols), "weights": (rows, cols)}
 
 
+def code(state: PairState) -> str:
+    """The typed scores S (target rows × source columns) and their row-wise softmax."""
+    source, target = tokens(state.source), tokens(state.target)
+    inputs = {"source": list(source), "target": list(target), "S": state.S}
+    if state.S.size:
+        body = "weights = softmax(S)  # each target row over the source columns"
+    else:  # a sentence without tokens: S has no rows or no columns (the literal of an empty array is 1-D)
+        body = "S = S.reshape(len(target), len(source))\nweights = S.copy()  # nothing to normalise"
+    title = f"pair — {' '.join(source)} → {' '.join(target)}"[:80]
+    return script_code.script(title, script_code.file_name("pair"), inputs, body, ["S", "weights"])
+
+
 def _to_link(state: PairState) -> dict:
     out = {}
     if state.source != SOURCE:
@@ -139,7 +158,7 @@ def _one_edit(state: PairState) -> PairState:
 PAIR = Lesson(key="pair", icon=":material/compare_arrows:", default_state=PairState,
               link=link.LinkSchema("pair", 1, (link.Text("s", MAX_TEXT_CHARS), link.Text("t", MAX_TEXT_CHARS)),
                                    matrices=(link.Matrix("S", LIMIT),)),
-              to_link=_to_link, from_link=_from_link, arrays=arrays, array_labels=array_labels,
+              to_link=_to_link, from_link=_from_link, arrays=arrays, array_labels=array_labels, code=code,
               matrix_shape=lambda s, name: s.S.shape,
               with_matrices=lambda s, mats: with_scores(s, mats["S"]) if "S" in mats else s,
               page=str(HERE / "pair.py"), text_fields=("source", "target"),
