@@ -143,7 +143,8 @@ class Lesson:
         code: state → a standalone NumPy script (:func:`lessons.code.script`) that rebuilds the state's inputs and
             computes and prints what the page shows: at least every array of ``arrays(state)`` whose name starts or
             ends with "weights" or "output" (tests/contract/test_code.py runs it for every lesson and compares the
-            printout with ``arrays``). Required of every lesson.
+            printout with ``arrays``). None: the lesson offers no script (on 2026-12-05 /multihead, /positional and
+            /training, not yet written: issue 25); the files fold then has no script button.
     """
 
     key: str
