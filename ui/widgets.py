@@ -80,7 +80,7 @@ def sync(key: str, value, default=echo.NO_DEFAULT, *, shown=None) -> None:
     Written again although equal: while the browser has not sent the written value back (:func:`ui.echo.unconfirmed`:
     it may never have got it, the run that wrote it cut short by the next), and when a choice's option texts
     (``shown``) changed since it was last drawn: a new sentence keeps the query at index 0, and the browser went on
-    showing the old text "1: 犬" over the new options (a new-user trial)."""
+    showing the old sentence's first token over the new options (a new-user trial)."""
     relabelled = False
     if shown is not None:
         last = st.session_state.setdefault(SHOWN, {})

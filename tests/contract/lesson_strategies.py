@@ -111,3 +111,9 @@ def corner_values(schema: link.LinkSchema) -> dict:
         elif isinstance(f, link.Vector):
             out[f.key] = tuple(float(i) - 1.5 for i in range(f.n))
     return out
+
+
+def fixed_states(lesson) -> list:
+    """The default state, the widest (if declared), and ``one_edit`` of each (if declared)."""
+    states = [lesson.default_state(), *((lesson.widest(),) if lesson.widest else ())]
+    return states + ([lesson.one_edit(s) for s in states] if lesson.one_edit else [])

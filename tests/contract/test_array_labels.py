@@ -14,22 +14,16 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lesson_strategies import fixed_states
 from test_contract import valid_state
-from test_transitions import argument
+from test_transitions import walk
 
 import lessons
 from attention_core.tokens import tokenize
 from lessons.base import widest_text
-from lessons.cells import Refusal
 
 LESSONS = pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda x: x.key)
 SEQUENCES = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def fixed_states(lesson) -> list:
-    """The default state, the widest (if declared), and ``one_edit`` of each (if declared)."""
-    states = [lesson.default_state(), *((lesson.widest(),) if lesson.widest else ())]
-    return states + ([lesson.one_edit(s) for s in states] if lesson.one_edit else [])
 
 
 def texts_tokens(state) -> list[list[str]]:
@@ -85,16 +79,9 @@ def test_the_widest_sentence_labels_rows_token_by_token(lesson):
 @SEQUENCES
 @given(data=st.data())
 def test_every_array_is_labelled_after_random_transitions(lesson, data):
-    state = valid_state(lesson, data)
-    check_labels(lesson, state)
-    moves = lesson.all_transitions()
-    for _ in range(data.draw(st.integers(1, 4), label="moves")):
-        name = data.draw(st.sampled_from(sorted(moves)), label="transition")
-        args = [data.draw(argument(lesson, state, f), label=f"{name}.{f.key}") for f in moves[name].args]
-        try:
-            state = moves[name].apply(state, *args)
-        except Refusal:
-            continue
+    start = valid_state(lesson, data)
+    check_labels(lesson, start)
+    for state in walk(lesson, start, data, 1, 4):
         check_labels(lesson, state)
 
 

@@ -52,6 +52,20 @@ def argument(lesson, state, f: link.Field):
     return value_strategy(f)
 
 
+def walk(lesson, state, data, least: int, most: int):
+    """The states a random walk of ``least``..``most`` of the lesson's transitions reaches from ``state``, each as it
+    is reached (a refused move is skipped), for the contract tests that check a property along the way."""
+    moves = lesson.all_transitions()
+    for _ in range(data.draw(st.integers(least, most), label="moves")):
+        name = data.draw(st.sampled_from(sorted(moves)), label="transition")
+        args = [data.draw(argument(lesson, state, f), label=f"{name}.{f.key}") for f in moves[name].args]
+        try:
+            state = moves[name].apply(state, *args)
+        except Refusal:
+            continue
+        yield state
+
+
 def check_refusal(e: Refusal) -> None:
     for lang in LANGS:
         text = table(lang).get(f"reason.{e.code}")
