@@ -60,28 +60,43 @@ function install() {
 }
 // Scroll the page so that the lesson's main control (the element of `anchor` nearest above the main picture, `picture`,
 // at its stage; else above the stage's first chart) sits just under the bar, with the pictures below it; the page's
-// top when the stage has no such control. Done once the run is over and the charts are there (at most 4 s).
-function align(anchor, picture) {
-  const started = performance.now();
-  const tick = () => {
-    const app = document.querySelector("[data-testid='stApp']");
-    const idle = app && app.getAttribute("data-test-script-state") === "notRunning";
+// top when the stage has no such control. Done once the run is over and the picture is drawn (at most 5 s), and done
+// again while charts above it are still growing (up to 2.5 s later), unless the reader has scrolled meanwhile.
+function align(anchor, picture) {  // (only the latest call acts: an older one, for another step, stops)
+  const started = performance.now(), me = (window.__attentionLabAligning = (window.__attentionLabAligning || 0) + 1);
+  const aligning = () => window.__attentionLabAligning;
+  let set = null;  // the scroll position this call last set
+  const scrollerOf = (bar) => {
+    let s = bar.parentElement;
+    while (s && !(s.scrollHeight > s.clientHeight + 1 && /(auto|scroll)/.test(getComputedStyle(s).overflowY)))
+      s = s.parentElement;
+    return s;
+  };
+  const place = () => {
+    const bar = document.querySelector(".st-key-present-bar");
+    const scroller = bar && scrollerOf(bar);
+    if (!scroller || me !== aligning()) return null;
+    if (set !== null && Math.abs(scroller.scrollTop - set) > 2) return null;  // the reader scrolled: theirs now
     const chart = (picture && document.querySelector(picture + " .js-plotly-plot")) ||
                   document.querySelector(".js-plotly-plot");
-    if ((!idle || !chart) && performance.now() - started < 4000) return void setTimeout(tick, 100);
-    const bar = document.querySelector(".st-key-present-bar");
-    if (!bar) return;
-    let scroller = bar.parentElement;
-    while (scroller && !(scroller.scrollHeight > scroller.clientHeight + 1 &&
-                         /(auto|scroll)/.test(getComputedStyle(scroller).overflowY))) scroller = scroller.parentElement;
-    if (!scroller) return;
     const top = chart ? chart.getBoundingClientRect().top : Infinity;
     const controls = anchor ? [...document.querySelectorAll(anchor)] : [];
     const above = controls.filter((c) => c.getBoundingClientRect().height > 0 && c.getBoundingClientRect().top < top);
     const target = above.length ? above[above.length - 1] : null;
-    if (!target) return void scroller.scrollTo({ top: 0 });
-    const gap = target.getBoundingClientRect().top - bar.getBoundingClientRect().bottom - 8;
-    scroller.scrollTo({ top: Math.max(scroller.scrollTop + gap, 0) });
+    const want = target ? Math.max(scroller.scrollTop + target.getBoundingClientRect().top -
+                                   bar.getBoundingClientRect().bottom - 8, 0) : 0;
+    if (Math.abs(want - scroller.scrollTop) > 1) scroller.scrollTo({ top: want });
+    return scroller.scrollTop;
+  };
+  const tick = () => {
+    const app = document.querySelector("[data-testid='stApp']");
+    const idle = app && app.getAttribute("data-test-script-state") === "notRunning";
+    const drawn = picture ? document.querySelector(picture + " .js-plotly-plot")
+                          : document.querySelector(".js-plotly-plot");
+    if (me !== aligning()) return;
+    if ((!idle || !drawn) && performance.now() - started < 5000) return void setTimeout(tick, 100);
+    set = place();
+    for (const later of [400, 1000, 2500]) setTimeout(() => { if (set !== null) set = place(); }, later);
   };
   setTimeout(tick, 150);
 }
