@@ -16,7 +16,7 @@ import numpy as np
 from . import link
 from .link import LinkSchema, Notice
 
-__all__ = ["Lesson", "Transition", "Presentation", "CELL_KEY", "widest_text", "LONG_TOKEN"]
+__all__ = ["Lesson", "Transition", "Presentation", "Prediction", "Question", "CELL_KEY", "widest_text", "LONG_TOKEN"]
 
 CELL_KEY = "cell"
 """The link key of the cell picker's choice (added to the link of every lesson that declares ``cell_matrices``)."""
@@ -79,6 +79,40 @@ class Presentation:
             raise ValueError("a presentation keeps at least one control (its main control)")
         if self.picture[0] not in self.stages:
             raise ValueError(f"the main picture's stage {self.picture[0]!r} is not one of {self.stages!r}")
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What predict-then-reveal (ui/predict.py, issue 25 part 1) needs of a lesson that shows attention weights.
+
+    Attributes:
+        weights: the name of the array of ``arrays(state)`` the class predicts: attention weights, float64, each row
+            a query's weights over the keys (summing to 1; a row with every key masked is all 0), shape
+            (queries, keys); a 1-D array is one query's weights. Its labels (``array_labels``) name the queries and
+            keys.
+        hides: the stages (names of ``present.stages``) that show these weights or what follows from them: hidden
+            (``Page.reveals`` says no) until the answer is revealed.
+        query: state → the query row (from 0) the page has chosen, the one the prediction asks about first; None:
+            the first row.
+    """
+
+    weights: str
+    hides: tuple[str, ...]
+    query: Callable[[object], int] | None = None
+
+    def __post_init__(self):
+        if not self.hides:
+            raise ValueError("a prediction hides at least one stage (the weights')")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question of a lesson's plan for class: its words are the text ``<lesson>.plan.<key>`` (both languages),
+    and ``state`` () → the lesson state to show while the class thinks about it (its link is made by the lesson's
+    own codec, ``Lesson.encode``)."""
+
+    key: str
+    state: Callable[[], object]
 
 
 def _no_matrices(state, matrices):
@@ -145,6 +179,13 @@ class Lesson:
             ends with "weights" or "output" (tests/contract/test_code.py runs it for every lesson and compares the
             printout with ``arrays``). None: the lesson offers no script (on 2026-12-05 /multihead, /positional and
             /training, not yet written: issue 25); the files fold then has no script button.
+        predict: what the class can predict before the weights are shown (:class:`Prediction`); required of every
+            lesson whose ``arrays`` has an array named ``weights`` or starting ``weights_`` (the contract tests check
+            it); None otherwise.
+        plan: the lesson plan for class, 4–6 :class:`Question` values in teaching order (ui/plan.py shows them with
+            their links).
+        terms: the glossary terms (keys of ``assets/i18n/*.glossary.toml``) the lesson's words use, in the order a
+            student meets them (ui/plan.py explains them in a fold).
     """
 
     key: str
@@ -168,6 +209,9 @@ class Lesson:
     present: Presentation | None = None
     array_labels: Callable[[object], Mapping[str, tuple[Sequence[str], Sequence[str]]]] | None = None
     code: Callable[[object], str] | None = None
+    predict: Prediction | None = None
+    plan: tuple[Question, ...] = ()
+    terms: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not self.key.isascii() or not self.key.isidentifier() or self.key != self.key.lower():
