@@ -25,7 +25,7 @@ from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
 from . import code as script_code
 from . import link, qkv, ranges, seeded
-from .base import Lesson, Presentation, Transition, widest_text
+from .base import Lesson, Prediction, Presentation, Transition, widest_text
 from .cells import Refusal
 from .link import Notice
 
@@ -473,7 +473,9 @@ def one_edit(state: MasksState) -> MasksState:
     return with_custom_cell(state, m.shape[0] - 1, 0, not bool(m[-1, 0]))
 
 
-LESSON = Lesson(key="masks", icon=":material/visibility_off:", default_state=MasksState, link=LINK,
+LESSON = Lesson(predict=Prediction(weights="weights", hides=("weights", "generation", "padding", "custom"),
+                                   query=lambda s: max(len(tokens(s.text)) - 1, 0)),
+                key="masks", icon=":material/visibility_off:", default_state=MasksState, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,
                 with_matrices=with_matrices, color_ranges=color_ranges, transitions=TRANSITIONS,
                 text_fields=("text", "text2"), masked_rows_text="masks.out.empty_rows",

@@ -20,7 +20,7 @@ from attention_core.multihead import MultiHeadSteps, multi_head_attention
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link, ranges, seeded
-from .base import Lesson, Presentation, Transition, widest_text
+from .base import Lesson, Prediction, Presentation, Transition, widest_text
 from .cells import CELL_LIMIT, Refusal, placed_cell, placed_matrix
 from .link import Notice
 
@@ -417,7 +417,8 @@ def one_edit(state: MultiHeadState) -> MultiHeadState:
     return with_cell(state, "W_Q", 0, 0, v / 2 if v else 0.5)
 
 
-LESSON = Lesson(key="multihead", icon=":material/view_column:", default_state=default_state, link=LINK,
+LESSON = Lesson(predict=Prediction(weights="weights_1", hides=("heads", "detail", "combine"), query=lambda s: s.query),
+                key="multihead", icon=":material/view_column:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,
                 with_matrices=with_matrices, color_ranges=color_ranges, cell_matrices=lambda s: MATRICES,
                 transitions=TRANSITIONS, text_fields=("text",), n_tokens=lambda s: s.n, widest=widest_state,

@@ -21,7 +21,7 @@ from attention_core.positional import sinusoidal_at
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link, seeded
-from .base import Lesson, Presentation, Transition, widest_text
+from .base import Lesson, Prediction, Presentation, Transition, widest_text
 from .link import Notice
 
 __all__ = [
@@ -380,7 +380,8 @@ def widest_state() -> PositionalState:
     return with_rope(with_table(state, n_positions=12, d_table=12), m=POS_MAX - 1, n=POS_MAX, shift=POS_MAX)
 
 
-LESSON = Lesson(key="positional", icon=":material/format_list_numbered:", default_state=default_state, link=LINK,
+LESSON = Lesson(predict=Prediction(weights="weights_a", hides=("lost",)),
+                key="positional", icon=":material/format_list_numbered:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
                 text_fields=("text", "text2"), n_tokens=lambda s: len(s.tokens),
                 widest=widest_state, array_labels=array_labels,

@@ -19,7 +19,7 @@ from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import code as script_code
 from . import link, ranges, seeded
-from .base import Lesson, Presentation, Transition, widest_text
+from .base import Lesson, Prediction, Presentation, Transition, widest_text
 from .cells import CELL_LIMIT, Refusal, check_cell, checked_matrix, with_one_cell
 from .link import Notice
 
@@ -592,7 +592,8 @@ def one_edit(state: QKVState) -> QKVState:
     return with_cell(state, name, 0, 0, v / 2 if v else 0.5)
 
 
-LESSON = Lesson(key="qkv", icon=":material/calculate:", default_state=default_state, link=LINK, to_link=to_link,
+LESSON = Lesson(predict=Prediction(weights="weights", hides=("softmax", "output"), query=lambda s: s.query),
+                key="qkv", icon=":material/calculate:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,
                 color_ranges=color_ranges, cell_matrices=lambda s: active_matrices(s.mode), transitions=TRANSITIONS,
                 text_fields=("text",), n_tokens=lambda s: len(s.tokens),

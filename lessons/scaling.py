@@ -22,7 +22,7 @@ from attention_core.scaling import DK_STEPS
 
 from . import code as script_code
 from . import link
-from .base import LONG_TOKEN, Lesson, Presentation, Transition
+from .base import LONG_TOKEN, Lesson, Prediction, Presentation, Transition
 from .cells import Refusal
 from .link import Notice
 
@@ -280,7 +280,8 @@ def widest_state() -> ScalingState:
     return with_value(replace(state, d_k=1), 1, 1, -VALUE_LIMIT)
 
 
-LESSON = Lesson(key="scaling", icon=":material/tune:", default_state=default_state, link=LINK, to_link=to_link,
+LESSON = Lesson(predict=Prediction(weights="weights", hides=("books", "mix", "temperature")),
+                key="scaling", icon=":material/tune:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
                 text_fields=("query", *(f"title.{i}" for i in range(N_BOOKS))), widest=widest_state,
                 array_labels=array_labels, code=code,

@@ -24,7 +24,7 @@ import numpy as np
 from attention_core import training as core
 
 from . import link
-from .base import Lesson, Presentation, Transition
+from .base import Lesson, Prediction, Presentation, Transition
 from .cells import Refusal
 from .link import Notice
 from .ranges import nice_ceiling
@@ -325,7 +325,8 @@ TRANSITIONS = {
 step slider may still send a step past a shorter training: clamped)."""
 
 
-LESSON = Lesson(key="training", icon=":material/model_training:", default_state=default_state, link=LINK,
+LESSON = Lesson(predict=Prediction(weights="weights", hides=("watch",)),
+                key="training", icon=":material/model_training:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
                 color_ranges=color_ranges, array_labels=array_labels,
                 present=Presentation(stages=("task", "watch", "matrices", "experiment"),

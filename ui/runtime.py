@@ -31,7 +31,7 @@ from lessons import Lesson
 from lessons.cells import Refusal
 from lessons.link import owner as link_owner
 
-from . import drag, exports, present, scheme, viewport
+from . import drag, exports, predict, present, scheme, viewport
 from .i18n import DEFAULT_LANG, t
 from .widgets import network_ip as widgets_network_ip
 from .widgets import show_notices
@@ -131,10 +131,14 @@ class Page:
     # ---- presentation mode (ui.present) ----
     def reveals(self, *stages: str) -> bool:
         """Whether the page draws what belongs to ``stages`` (names of ``lesson.present.stages``): always, except in
-        presentation mode, where only the current stage is shown. A page asks this around everything but its
-        controls (its charts, their words); the contract tests check that it asks about every declared stage."""
+        presentation mode, where only the current stage is shown, and in predict mode before the answer is revealed,
+        where the stages the lesson hides (``Lesson.predict.hides``) are not (ui.predict). A page asks this around
+        everything but its controls (its charts, their words); the contract tests check that it asks about every
+        declared stage."""
         present.asked(self, stages)
-        return not present.on() or present.stage(self) in stages
+        if present.on():
+            stages = tuple(s for s in stages if s == present.stage(self))
+        return bool(stages) and predict.visible(self, stages)
 
     @property
     def presenting(self) -> bool:
@@ -190,7 +194,7 @@ class Page:
     # ---- link ----
     def publish(self) -> None:
         """Make the current state the page's link (see the module docstring for fragment reruns)."""
-        params = self.lesson.encode(self.state)
+        params = {**self.lesson.encode(self.state), **predict.link_params(self)}
         exports.remember(self.lesson.key, self.state)
         if st.session_state.get(FRAME_RUNNING, False):
             st.session_state[SHARE_KEY] = params
@@ -274,8 +278,9 @@ def follow_lesson_link() -> None:
 
 
 def run(lesson_key: str, render: Callable[[Page], None]) -> None:
-    """A lesson page: its title and introduction (``<key>.title``, ``<key>.intro``), the link's notices, then
-    ``render(page)``, the fold that saves and loads the state as a file (ui.exports), then the link published. In
+    """A lesson page: its title and introduction (``<key>.title``, ``<key>.intro``), the link's notices, the
+    predict-then-reveal switch (ui.predict, lessons that declare ``Lesson.predict``), then ``render(page)``, the
+    fold that saves and loads the state as a file (ui.exports), then the link published. In
     presentation mode (ui.present) the mode's bar comes first, and the introduction and the fold are left out."""
     page = Page(lessons.by_key(lesson_key))
     page.state  # noqa: B018 -- decoded from the URL before anything is drawn, so its notices show at the top
@@ -283,10 +288,12 @@ def run(lesson_key: str, render: Callable[[Page], None]) -> None:
     if present.on():
         present.step(page)  # read from the link before the notices are shown
         present.bar(page, url=st.context.url, network_ip=widgets_network_ip())
+    predict.on(page)  # noqa: B018 -- the link's guess read before the notices are shown
     st.title(t(f"{lesson_key}.title"))
     if not present.on():
         st.markdown(t(f"{lesson_key}.intro"))
     page.show_notices()
+    guarded(page, predict.panel, where="predict")
     guarded(page, render, where="render")
     if not present.on():
         guarded(page, exports.panel, where="file")

@@ -20,7 +20,7 @@ from attention_core import softmax
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 from lessons import code as script_code
 from lessons import link, seeded
-from lessons.base import Lesson, Presentation, Transition, widest_text
+from lessons.base import Lesson, Prediction, Presentation, Transition, widest_text
 from lessons.cells import check_cell
 
 HERE = Path(__file__).resolve().parent
@@ -156,6 +156,7 @@ def _one_edit(state: PairState) -> PairState:
 
 
 PAIR = Lesson(key="pair", icon=":material/compare_arrows:", default_state=PairState,
+              predict=Prediction(weights="weights", hides=("weights",)),
               link=link.LinkSchema("pair", 1, (link.Text("s", MAX_TEXT_CHARS), link.Text("t", MAX_TEXT_CHARS)),
                                    matrices=(link.Matrix("S", LIMIT),)),
               to_link=_to_link, from_link=_from_link, arrays=arrays, array_labels=array_labels, code=code,
