@@ -88,17 +88,21 @@ class Prediction:
     Attributes:
         weights: the name of the array of ``arrays(state)`` the class predicts: attention weights, float64, each row
             a query's weights over the keys (summing to 1; a row with every key masked is all 0), shape
-            (queries, keys); a 1-D array is one query's weights. Its labels (``array_labels``) name the queries and
-            keys.
+            (queries, keys); a 1-D array is one query's weights (absent when the state has no tokens). Its labels
+            (``array_labels``) name the queries and keys.
         hides: the stages (names of ``present.stages``) that show these weights or what follows from them: hidden
             (``Page.reveals`` says no) until the answer is revealed.
         query: state → the query row (from 0) the page has chosen, the one the prediction asks about first; None:
             the first row.
+        key_names: state → one name per key, as the page calls them where ``array_labels`` has only numbers (the
+            books of /scaling): a user's text as typed, or (text key, {placeholder: value}) for words of the
+            language tables; None: the keys' labels of ``array_labels``.
     """
 
     weights: str
     hides: tuple[str, ...]
     query: Callable[[object], int] | None = None
+    key_names: Callable[[object], Sequence[str | tuple[str, dict]]] | None = None
 
     def __post_init__(self):
         if not self.hides:

@@ -58,6 +58,8 @@ def askable(weights: np.ndarray) -> list[int]:
     """The queries (rows, from 0) a guess can be about: those that attend to some key (a row with every key masked
     is all 0 and has no answer)."""
     rows = weight_rows(weights)
+    if rows.shape[1] == 0:
+        return []
     return [i for i in range(rows.shape[0]) if np.isfinite(rows[i]).all() and rows[i].max() > TIE]
 
 

@@ -181,6 +181,11 @@ def arrays(state: ScalingState) -> dict[str, np.ndarray]:
             "temperature_weights": scaling_math.temperature_softmax(state.scores, state.temperature)}
 
 
+def book_names(state: ScalingState) -> list[str | tuple[str, dict]]:
+    """Prediction.key_names: each book's title as typed, or its default title of the language tables."""
+    return [title or (f"scaling.book.default_{i + 1}", {}) for i, title in enumerate(state.titles)]
+
+
 def array_labels(state: ScalingState) -> dict[str, tuple[Sequence[str], Sequence[str]]]:
     """Lesson.array_labels: the books "1".."N_BOOKS" (their titles default to the language's words, not kept here)
     and the value components "1".."D_VALUE"; the 1-D arrays are one number per book, the output one per component."""
@@ -280,7 +285,8 @@ def widest_state() -> ScalingState:
     return with_value(replace(state, d_k=1), 1, 1, -VALUE_LIMIT)
 
 
-LESSON = Lesson(predict=Prediction(weights="weights", hides=("books", "mix", "temperature")),
+LESSON = Lesson(predict=Prediction(weights="weights", hides=("books", "mix", "temperature"),
+                                   key_names=book_names),
                 key="scaling", icon=":material/tune:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
                 text_fields=("query", *(f"title.{i}" for i in range(N_BOOKS))), widest=widest_state,

@@ -60,7 +60,8 @@ def _link(page) -> tuple:
 
 
 def _weights(page) -> np.ndarray:
-    return page.lesson.arrays(page.state)[page.lesson.predict.weights]
+    """The predicted weights; none (0 × 0) when the state has no such array (a sentence with no tokens)."""
+    return page.lesson.arrays(page.state).get(page.lesson.predict.weights, np.zeros((0, 0)))
 
 
 def _first_query(page) -> int:
@@ -162,14 +163,20 @@ def panel(page) -> None:
     if not rec["on"]:
         return
     with st.container(border=True, key=f"predict-panel-{lesson.key}"):
-        w = P.weight_rows(_weights(page))
-        labels = lesson.array_labels(page.state)[lesson.predict.weights]
-        rows, keys = (labels[0], labels[0]) if np.ndim(_weights(page)) == 1 else labels
+        raw = _weights(page)
+        w = P.weight_rows(raw)
+        labels = lesson.array_labels(page.state).get(lesson.predict.weights, ((), ()))
+        rows, keys = (labels[0], labels[0]) if np.ndim(raw) == 1 else labels
         rows, keys = [str(x) for x in rows], [str(x) for x in keys]
+        if lesson.predict.key_names is not None:
+            keys = [x if isinstance(x, str) else t(x[0], **x[1]) for x in lesson.predict.key_names(page.state)]
+        shown = revealed(page)  # (first: it notices a change of setting since the reveal)
+        if rec["again"] and not shown:
+            st.caption(t("predict.again_said"))
         if not P.askable(w):
             st.info(t("predict.nothing"), icon=":material/block:")
             return
-        if revealed(page):
+        if shown:
             _verdict(page, w, rows, keys)
         else:
             _ask(page, rec, w, rows, keys)
@@ -183,8 +190,6 @@ def _stage_titles(page) -> str:
 def _ask(page, rec: dict, w: np.ndarray, rows: list[str], keys: list[str]) -> None:
     lesson_key = page.lesson.key
     g = _guess(page, rec)
-    if rec["again"]:
-        st.caption(t("predict.again_said"))
     st.markdown(t("predict.ask", hidden=_stage_titles(page)))
     one_query = w.shape[0] == 1
     cols = st.columns([1, 1.4, 1.3, 0.8] if not one_query else [1.4, 1.3, 0.8], vertical_alignment="bottom")
@@ -220,7 +225,7 @@ def verdict_text(v: P.Verdict, guess: P.Guess, rows: list[str], keys: list[str],
         tail = t("predict.off_none", **args)
     else:
         tail = t("predict.off_high" if v.off > 0 else "predict.off_low", **args)
-    return head + " " + tail
+    return head + t("predict.space") + tail
 
 
 def _pct(x: float) -> str:

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st_
 from lesson_strategies import fixed_states
 from streamlit.testing.v1 import AppTest
+from test_transitions import walk
 
 import lessons
 from lessons import predict as P
@@ -181,11 +182,13 @@ def test_nothing_drawn_carries_the_weights_until_they_are_revealed(lesson):
     assert shown.success or shown.warning  # the verdict
 
 
-def _keys_and_query(lesson, state):
+def _keys_and_query(lesson, state, lang: str = "ja"):
     raw = lesson.arrays(state)[lesson.predict.weights]
     w = P.weight_rows(raw)
     labels = lesson.array_labels(state)[lesson.predict.weights]
     keys = labels[0] if np.ndim(raw) == 1 else labels[1]
+    if lesson.predict.key_names is not None:  # the page's names for the keys (words of the language tables)
+        keys = [x if isinstance(x, str) else table(lang)[x[0]].format(**x[1]) for x in lesson.predict.key_names(state)]
     q = P.fit(P.Guess(lesson.predict.query(state) if lesson.predict.query else 0), w).query
     return w, [str(k) for k in keys], q
 
@@ -213,7 +216,7 @@ def test_a_round_names_the_key_attended_to_most(lesson):
 @LESSONS
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_a_wrong_guess_is_said_with_both_weights(lesson, lang):
-    w, keys, q = _keys_and_query(lesson, lesson.default_state())
+    w, keys, q = _keys_and_query(lesson, lesson.default_state(), lang)
     worst = int(np.argmin(w[q]))
     if w[q, worst] >= w[q].max() - P.TIE:
         pytest.skip(f"{lesson.key}: every key of the query has the same weight")
@@ -227,21 +230,23 @@ def test_a_wrong_guess_is_said_with_both_weights(lesson, lang):
 
 
 @LESSONS
-def test_a_change_of_setting_hides_the_answer_again(lesson):
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st_.data())
+def test_a_change_of_setting_hides_the_answer_again(lesson, data):
+    """Any change the page's controls make (a random walk of the lesson's transitions) hides the answer again."""
     state = lesson.default_state()
-    others = [s for s in fixed_states(lesson)[1:] if lesson.encode(s) != lesson.encode(state)]
-    if not others:
-        pytest.skip(f"{lesson.key}: no second fixed state")
+    others = [s for s in walk(lesson, state, data, 1, 6) if lesson.encode(s) != lesson.encode(state)]
+    assume(others)
     w = lesson.arrays(state)[lesson.predict.weights]
     q = P.fit(P.Guess(lesson.predict.query(state) if lesson.predict.query else 0), w).query
     at = open_page(lesson, {"predict": "1", "guess": f"{q + 1}.1.40", "answer": "1"})
     assert published(at).get("answer") == "1"
-    at.session_state[f"{lesson.key}:state"] = others[0]
+    at.session_state[f"{lesson.key}:state"] = others[-1]
     at.run()
     assert not at.exception
     assert "answer" not in published(at) and published(at).get("predict") == "1"
     assert any(table("ja")["predict.again_said"] in c.value for c in at.caption)
-    rows = telling_rows(lesson.arrays(others[0])[lesson.predict.weights])
+    rows = telling_rows(lesson.arrays(others[-1]).get(lesson.predict.weights, np.zeros((0, 0))))
     assert not any(carries(drawn_arrays(at), r) for r in rows)
 
 
