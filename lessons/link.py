@@ -44,10 +44,10 @@ MAX_VALUE_CHARS = 6_000
 """Longest single parameter read at all."""
 MAX_PARAMS = 100
 """Most parameters read at all (a lesson's link has a few dozen at most)."""
-IGNORED_KEYS = frozenset({"lang", "colors", "present", "reveal", "predict", "guess", "answer", "embed",
-                          "embed_options"})
-"""Keys of the frame (language, colour scheme, presentation mode and its step, predict-then-reveal: lessons/predict.py)
-and of Streamlit, in any lesson's link."""
+IGNORED_KEYS = frozenset({"lang", "colors", "present", "reveal", "predict", "guess", "answer", "compare", "pin",
+                          "arr", "embed", "embed_options"})
+"""Keys of the frame (language, colour scheme, presentation mode and its step, predict-then-reveal: lessons/predict.py,
+the A/B comparison: lessons/compare.py) and of Streamlit, in any lesson's link."""
 LEGACY_VERSION_KEY = "v"
 
 

@@ -225,7 +225,7 @@ def verdict_text(v: P.Verdict, guess: P.Guess, rows: list[str], keys: list[str],
         tail = t("predict.off_none", **args)
     else:
         tail = t("predict.off_high" if v.off > 0 else "predict.off_low", **args)
-    return head + t("predict.space") + tail
+    return head + "  \n" + tail  # (a line break in Markdown)
 
 
 def _pct(x: float) -> str:

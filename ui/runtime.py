@@ -8,7 +8,8 @@ draws. What a link could not give, or a refused edit, becomes a notice shown in 
 Reruns. A full run goes through app.py (the frame) and writes the page's link into the address bar and the share
 panel after the page ran. A rerun of an ``st.fragment`` (see :meth:`Page.live`) does not run the frame: the link
 is written by :meth:`Page.publish` itself, and while the sidebar's share panel is open (it shows the link, and a
-fragment cannot redraw the sidebar) the whole app is rerun so the panel shows the new link.
+fragment cannot redraw the sidebar), or the A/B comparison is on (ui.compare: B is the page's state), the whole app
+is rerun so those show the new state.
 
 Errors. A student never sees a traceback or a server path: a transition that raises anything but a refusal leaves
 the state as it was and is said in words (notice ``unexpected``), and an error while a page (or one of its
@@ -31,7 +32,7 @@ from lessons import Lesson
 from lessons.cells import Refusal
 from lessons.link import owner as link_owner
 
-from . import drag, exports, predict, present, scheme, viewport
+from . import compare, drag, exports, predict, present, scheme, viewport
 from .i18n import DEFAULT_LANG, t
 from .widgets import network_ip as widgets_network_ip
 from .widgets import show_notices
@@ -194,7 +195,7 @@ class Page:
     # ---- link ----
     def publish(self) -> None:
         """Make the current state the page's link (see the module docstring for fragment reruns)."""
-        params = {**self.lesson.encode(self.state), **predict.link_params(self)}
+        params = {**self.lesson.encode(self.state), **predict.link_params(self), **compare.link_params(self)}
         exports.remember(self.lesson.key, self.state)
         if st.session_state.get(FRAME_RUNNING, False):
             st.session_state[SHARE_KEY] = params
@@ -203,7 +204,7 @@ class Page:
         st.session_state[SHARE_KEY] = params
         if changed:
             st.query_params.from_dict(url_params())
-            if st.session_state.get(SHARE_PANEL_KEY):
+            if st.session_state.get(SHARE_PANEL_KEY) or compare.on(self):  # panels outside the fragment show it
                 st.rerun(scope="app")
 
     def live(self, body: Callable[[Page], None], *, run_every: float | None = None,
@@ -279,7 +280,8 @@ def follow_lesson_link() -> None:
 
 def run(lesson_key: str, render: Callable[[Page], None]) -> None:
     """A lesson page: its title and introduction (``<key>.title``, ``<key>.intro``), the link's notices, the
-    predict-then-reveal switch (ui.predict, lessons that declare ``Lesson.predict``), then ``render(page)``, the
+    predict-then-reveal switch (ui.predict, lessons that declare ``Lesson.predict``) and the A/B comparison
+    (ui.compare), then ``render(page)``, the
     fold that saves and loads the state as a file (ui.exports), then the link published. In
     presentation mode (ui.present) the mode's bar comes first, and the introduction and the fold are left out."""
     page = Page(lessons.by_key(lesson_key))
@@ -288,12 +290,14 @@ def run(lesson_key: str, render: Callable[[Page], None]) -> None:
     if present.on():
         present.step(page)  # read from the link before the notices are shown
         present.bar(page, url=st.context.url, network_ip=widgets_network_ip())
-    predict.on(page)  # noqa: B018 -- the link's guess read before the notices are shown
+    predict.on(page), compare.on(page)  # the link's guess and A read before the notices are shown
     st.title(t(f"{lesson_key}.title"))
     if not present.on():
         st.markdown(t(f"{lesson_key}.intro"))
     page.show_notices()
     guarded(page, predict.panel, where="predict")
+    if not present.on():
+        guarded(page, compare.panel, where="compare")
     guarded(page, render, where="render")
     if not present.on():
         guarded(page, exports.panel, where="file")

@@ -143,8 +143,10 @@ def drawn_arrays(at) -> list[np.ndarray]:
 
 
 def telling_rows(w: np.ndarray) -> list[np.ndarray]:
-    """The weights' rows that could be recognised in a chart: not a bare 0/1 pattern (a mask, a one-hot row)."""
-    return [r for r in P.weight_rows(w) if r.size >= 2 and not np.isin(np.round(r, 9), (0.0, 1.0)).all()]
+    """The weights' rows that could be recognised in a chart: not (as good as) a bare 0/1 pattern, which a mask or a
+    one-hot row of X draws too."""
+    near = np.minimum(np.abs(P.weight_rows(w)), np.abs(P.weight_rows(w) - 1)) < 2e-3  # as good as 0 or 1
+    return [r for r, n in zip(P.weight_rows(w), near) if r.size >= 2 and not n.all()]
 
 
 def carries(arrays: list[np.ndarray], row: np.ndarray) -> bool:

@@ -422,14 +422,25 @@ def test_f_string_keys_exist_for_every_expansion():
 
 
 def test_dynamic_keys_are_known():
-    """t(label) with a variable: today only draw.pipeline_strip's flow.* labels."""
+    """t(label) with a variable: draw.pipeline_strip's flow.* labels, and the key names a lesson's prediction
+    declares (``Prediction.key_names``: (text key, args) pairs, checked here for every lesson's fixed states)."""
     flow = set(re.findall(r"\"(flow\.\w+)\"", (ROOT / "ui" / "draw.py").read_text(encoding="utf-8")))
     assert flow, "pipeline strip labels not found"
     for lang in LANGS:
         assert sorted(k for k in flow if k not in table(lang)) == []
     for path, line, kind, src, _ in _all_uses():
         if kind == "dynamic":
-            assert (path, src) in {("ui/draw.py", "label")}, (path, line, src)
+            assert (path, src) in {("ui/draw.py", "label"), ("ui/predict.py", "x[0]")}, (path, line, src)
+    import lessons
+
+    for lesson in lessons.REGISTRY:
+        if lesson.predict is None or lesson.predict.key_names is None:
+            continue
+        for name in lesson.predict.key_names(lesson.default_state()):
+            if not isinstance(name, str):
+                for lang in LANGS:
+                    assert table(lang).get(name[0], "").strip(), (lesson.key, name[0], lang)
+                    table(lang)[name[0]].format(**name[1])
 
 
 def test_keyword_arguments_fill_every_placeholder():
