@@ -142,6 +142,17 @@ def problems_at(page, width: str) -> list[str]:
             return [f"{width} ({WIDTHS[width]['width']} px): {p}" for p in found]
 
 
+def _settled(page, script: str, good) -> list:
+    """The script's findings once ``good`` holds for them, or when SETTLE_S is up (a row that was just redrawn, or
+    appeared after a late rerun, takes its narrow layout a moment later)."""
+    deadline = time.monotonic() + SETTLE_S
+    while True:
+        found = page.evaluate(script)
+        if good(found) or time.monotonic() > deadline:
+            return found
+        page.wait_for_timeout(300)
+
+
 def _menus() -> dict[str, tuple[str, list[str]]]:
     """Menus whose every choice must fit, not only the one on screen: lesson key → (widget key, text keys)."""
     from lessons import qkv
@@ -185,7 +196,7 @@ def test_nothing_runs_past_the_right_edge(page, page_errors, app_server, lesson,
         problems += menu_problems(page, lesson.key, lang)
     problems += problems_at(page, "phone")
     problems += [f"phone (390 px): a row of charts keeps {n} columns side by side, as st.columns would not"
-                 for n in page.evaluate(ROWS_SIDE_BY_SIDE) if n > 1]
+                 for n in _settled(page, ROWS_SIDE_BY_SIDE, lambda found: all(n <= 1 for n in found)) if n > 1]
     assert problems == [], "\n".join(problems)
     assert_no_page_errors(page_errors)
 

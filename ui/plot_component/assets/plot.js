@@ -338,6 +338,7 @@ function pageStyle() {
 function rowGrid(holder) {
   let grid = holder.querySelector(":scope > .al-row");
   if (!grid) {
+    pageStyle();  // (a row may come before its first chart is drawn: its narrow-screen rule must be there already)
     grid = document.createElement("div");
     grid.className = "al-row";
     // st.columns' look: 16 px between columns and between rows, each column as wide as its share allows
