@@ -230,9 +230,6 @@ def temperature_section(page: runtime.Page) -> None:
 
 
 def render(page: runtime.Page) -> None:
-    if not page.presenting:
-        with st.expander(t("scaling.tip_title"), icon=":material/school:"):
-            st.markdown(t("scaling.tips"))
     books_section(page)
     variance_section(page)
     temperature_section(page)

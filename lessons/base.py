@@ -16,7 +16,8 @@ import numpy as np
 from . import link
 from .link import LinkSchema, Notice
 
-__all__ = ["Lesson", "Transition", "Presentation", "Prediction", "Question", "CELL_KEY", "widest_text", "LONG_TOKEN"]
+__all__ = ["Lesson", "Transition", "Presentation", "Prediction", "Question", "moved", "CELL_KEY", "widest_text",
+           "LONG_TOKEN"]
 
 CELL_KEY = "cell"
 """The link key of the cell picker's choice (added to the link of every lesson that declares ``cell_matrices``)."""
@@ -117,6 +118,19 @@ class Question:
 
     key: str
     state: Callable[[], object]
+
+
+def moved(default_state: Callable[[], object], transitions: Mapping[str, Transition], *moves) -> Callable[[], object]:
+    """() → the state the page's controls reach from ``default_state()`` by ``moves``, each (transition name,
+    *arguments) of ``transitions``: how a lesson plan's question says which setting to show. A move that raises
+    (a refusal) is a defect of the plan (tests/contract/test_plan.py opens every question)."""
+    def build():
+        state = default_state()
+        for name, *args in moves:
+            state = transitions[name].apply(state, *args)
+        return state
+
+    return build
 
 
 def _no_matrices(state, matrices):

@@ -35,7 +35,7 @@ from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
 from . import code as script_code
 from . import link, ranges, seeded
-from .base import Lesson, Prediction, Presentation, Transition, widest_text
+from .base import Lesson, Prediction, Presentation, Question, Transition, moved, widest_text
 from .cells import CELL_LIMIT, Refusal, placed_cell, placed_matrix
 from .link import Notice
 from .masks import PAD, pad_to
@@ -646,7 +646,19 @@ def cell_matrices(state: CrossState) -> tuple[str, ...]:
     return tuple(n for n in MATRICES if all(state_shape(state, n)))
 
 
-LESSON = Lesson(predict=Prediction(weights="weights", hides=("weights", "align", "query"), query=lambda s: s.query),
+PLAN = (
+    Question("align", moved(default_state, TRANSITIONS)),
+    Question("walks", moved(default_state, TRANSITIONS, ("query", 2))),
+    Question("self", moved(default_state, TRANSITIONS, ("mode", "self"))),
+    Question("padding", moved(default_state, TRANSITIONS, ("padding", False))),
+    Question("bottleneck", moved(default_state, TRANSITIONS, ("extra", 12), ("summary", "last"))),
+)
+"""The lesson plan for class (Lesson.plan; texts ``cross.plan.<key>``)."""
+TERMS = ("self_attention", "source_target", "cross_attention", "encoder", "decoder", "query_key_value", "embedding",
+         "padding", "batch", "causal_mask", "alignment", "seq2seq", "recurrence", "bottleneck", "cosine_similarity")
+
+LESSON = Lesson(plan=PLAN, terms=TERMS,
+                predict=Prediction(weights="weights", hides=("weights", "align", "query"), query=lambda s: s.query),
                 key="cross", icon=":material/translate:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,
                 color_ranges=color_ranges, cell_matrices=cell_matrices, transitions=TRANSITIONS,

@@ -25,7 +25,7 @@ from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
 from . import code as script_code
 from . import link, qkv, ranges, seeded
-from .base import Lesson, Prediction, Presentation, Transition, widest_text
+from .base import Lesson, Prediction, Presentation, Question, Transition, moved, widest_text
 from .cells import Refusal
 from .link import Notice
 
@@ -473,7 +473,19 @@ def one_edit(state: MasksState) -> MasksState:
     return with_custom_cell(state, m.shape[0] - 1, 0, not bool(m[-1, 0]))
 
 
-LESSON = Lesson(predict=Prediction(weights="weights", hides=("weights", "generation", "padding", "custom"),
+PLAN = (
+    Question("future", moved(MasksState, TRANSITIONS)),
+    Question("off", moved(MasksState, TRANSITIONS, ("causal", False))),
+    Question("generation", moved(MasksState, TRANSITIONS, ("step", 3))),
+    Question("padding", moved(MasksState, TRANSITIONS, ("extra_pad", 3))),
+    Question("no_padding", moved(MasksState, TRANSITIONS, ("causal", False), ("padding", False), ("extra_pad", 2))),
+)
+"""The lesson plan for class (Lesson.plan; texts ``masks.plan.<key>``)."""
+TERMS = ("decoder", "causal_mask", "negative_infinity", "softmax", "attention_weights", "padding", "batch", "boolean",
+         "scaled_dot_product_attention", "morphological_analysis", "seed")
+
+LESSON = Lesson(plan=PLAN, terms=TERMS,
+                predict=Prediction(weights="weights", hides=("weights", "generation", "padding", "custom"),
                                    query=lambda s: max(len(tokens(s.text)) - 1, 0)),
                 key="masks", icon=":material/visibility_off:", default_state=MasksState, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,

@@ -20,7 +20,7 @@ from attention_core.multihead import MultiHeadSteps, multi_head_attention
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link, ranges, seeded
-from .base import Lesson, Prediction, Presentation, Transition, widest_text
+from .base import Lesson, Prediction, Presentation, Question, Transition, moved, widest_text
 from .cells import CELL_LIMIT, Refusal, placed_cell, placed_matrix
 from .link import Notice
 
@@ -417,7 +417,19 @@ def one_edit(state: MultiHeadState) -> MultiHeadState:
     return with_cell(state, "W_Q", 0, 0, v / 2 if v else 0.5)
 
 
-LESSON = Lesson(predict=Prediction(weights="weights_1", hides=("heads", "detail", "combine"), query=lambda s: s.query),
+PLAN = (
+    Question("two_views", moved(default_state, TRANSITIONS)),
+    Question("one_head", moved(default_state, TRANSITIONS, ("n_heads", 1))),
+    Question("four_heads", moved(default_state, TRANSITIONS, ("n_heads", 4))),
+    Question("random", moved(default_state, TRANSITIONS, ("preset", "random"))),
+    Question("cost", moved(default_state, TRANSITIONS, ("n_heads", 8))),
+)
+"""The lesson plan for class (Lesson.plan; texts ``multihead.plan.<key>``)."""
+TERMS = ("multi_head", "head", "query_key_value", "dimension", "projection", "matrix", "attention_weights",
+         "concatenation", "identity_matrix", "causal_mask", "seed", "computational_cost")
+
+LESSON = Lesson(plan=PLAN, terms=TERMS,
+                predict=Prediction(weights="weights_1", hides=("heads", "detail", "combine"), query=lambda s: s.query),
                 key="multihead", icon=":material/view_column:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,
                 with_matrices=with_matrices, color_ranges=color_ranges, cell_matrices=lambda s: MATRICES,

@@ -21,7 +21,7 @@ from attention_core.positional import sinusoidal_at
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import link, seeded
-from .base import Lesson, Prediction, Presentation, Transition, widest_text
+from .base import Lesson, Prediction, Presentation, Question, Transition, moved, widest_text
 from .link import Notice
 
 __all__ = [
@@ -380,7 +380,19 @@ def widest_state() -> PositionalState:
     return with_rope(with_table(state, n_positions=12, d_table=12), m=POS_MAX - 1, n=POS_MAX, shift=POS_MAX)
 
 
-LESSON = Lesson(predict=Prediction(weights="weights_a", hides=("lost",)),
+PLAN = (
+    Question("lost", moved(default_state, TRANSITIONS)),
+    Question("waves", moved(default_state, TRANSITIONS, ("pair", 0))),
+    Question("similar", moved(default_state, TRANSITIONS, ("n_positions", 64))),
+    Question("strength", moved(default_state, TRANSITIONS, ("scale", 0.0))),
+    Question("rope", moved(default_state, TRANSITIONS, ("rope_shift", 20))),
+)
+"""The lesson plan for class (Lesson.plan; texts ``positional.plan.<key>``)."""
+TERMS = ("self_attention", "token", "positional_encoding", "permutation", "vector", "sinusoid", "frequency",
+         "dot_product", "rotation", "rope", "seed")
+
+LESSON = Lesson(plan=PLAN, terms=TERMS,
+                predict=Prediction(weights="weights_a", hides=("lost",)),
                 key="positional", icon=":material/format_list_numbered:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
                 text_fields=("text", "text2"), n_tokens=lambda s: len(s.tokens),

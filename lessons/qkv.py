@@ -19,7 +19,7 @@ from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import code as script_code
 from . import link, ranges, seeded
-from .base import Lesson, Prediction, Presentation, Transition, widest_text
+from .base import Lesson, Prediction, Presentation, Question, Transition, moved, widest_text
 from .cells import CELL_LIMIT, Refusal, check_cell, checked_matrix, with_one_cell
 from .link import Notice
 
@@ -592,7 +592,22 @@ def one_edit(state: QKVState) -> QKVState:
     return with_cell(state, name, 0, 0, v / 2 if v else 0.5)
 
 
-LESSON = Lesson(predict=Prediction(weights="weights", hides=("softmax", "output"), query=lambda s: s.query),
+PLAN = (
+    Question("dog", moved(default_state, TRANSITIONS)),
+    Question("self", moved(default_state, TRANSITIONS, ("query", 2))),
+    Question("same_row", moved(default_state, TRANSITIONS, ("cell", "X", 1, 0, 1.0), ("cell", "X", 1, 2, 0.0),
+                               ("cell", "X", 1, 3, 1.0))),
+    Question("dk", moved(default_state, TRANSITIONS, ("d_k", 16))),
+    Question("causal", moved(default_state, TRANSITIONS, ("causal", True), ("query", 1))),
+    Question("school", moved(default_state, TRANSITIONS, ("preset", "school"))),
+)
+"""The lesson plan for class (Lesson.plan; texts ``qkv.plan.<key>``)."""
+TERMS = ("token", "morphological_analysis", "embedding", "vector", "matrix", "dimension", "seed", "projection",
+         "query_key_value", "self_attention", "dot_product", "transpose", "scaling", "softmax", "attention_weights",
+         "causal_mask", "decoder")
+
+LESSON = Lesson(plan=PLAN, terms=TERMS,
+                predict=Prediction(weights="weights", hides=("softmax", "output"), query=lambda s: s.query),
                 key="qkv", icon=":material/calculate:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,
                 color_ranges=color_ranges, cell_matrices=lambda s: active_matrices(s.mode), transitions=TRANSITIONS,

@@ -22,7 +22,7 @@ from attention_core.scaling import DK_STEPS
 
 from . import code as script_code
 from . import link
-from .base import LONG_TOKEN, Lesson, Prediction, Presentation, Transition
+from .base import LONG_TOKEN, Lesson, Prediction, Presentation, Question, Transition, moved
 from .cells import Refusal
 from .link import Notice
 
@@ -285,7 +285,19 @@ def widest_state() -> ScalingState:
     return with_value(replace(state, d_k=1), 1, 1, -VALUE_LIMIT)
 
 
-LESSON = Lesson(predict=Prediction(weights="weights", hides=("books", "mix", "temperature"),
+PLAN = (
+    Question("off", moved(default_state, TRANSITIONS, ("scaled", False))),
+    Question("dk", moved(default_state, TRANSITIONS, ("d_k", 512))),
+    Question("variance", moved(default_state, TRANSITIONS, ("d_k", 256))),
+    Question("temperature", moved(default_state, TRANSITIONS, ("temperature", 8.0))),
+    Question("sharp", moved(default_state, TRANSITIONS, ("temperature", 0.1))),
+)
+"""The lesson plan for class (Lesson.plan; texts ``scaling.plan.<key>``)."""
+TERMS = ("query_key_value", "dot_product", "scaling", "softmax", "dimension", "variance", "normal_distribution",
+         "standard_deviation", "saturation", "argmax", "entropy", "natural_log", "temperature")
+
+LESSON = Lesson(plan=PLAN, terms=TERMS,
+                predict=Prediction(weights="weights", hides=("books", "mix", "temperature"),
                                    key_names=book_names),
                 key="scaling", icon=":material/tune:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, transitions=TRANSITIONS,

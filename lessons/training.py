@@ -24,7 +24,7 @@ import numpy as np
 from attention_core import training as core
 
 from . import link
-from .base import Lesson, Prediction, Presentation, Transition
+from .base import Lesson, Prediction, Presentation, Question, Transition, moved
 from .cells import Refusal
 from .link import Notice
 from .ranges import nice_ceiling
@@ -325,7 +325,19 @@ TRANSITIONS = {
 step slider may still send a step past a shorter training: clamped)."""
 
 
-LESSON = Lesson(predict=Prediction(weights="weights", hides=("watch",)),
+PLAN = (
+    Question("before", moved(default_state, TRANSITIONS, ("step", 0))),
+    Question("after", moved(default_state, TRANSITIONS, ("step", 200))),
+    Question("unstable", moved(default_state, TRANSITIONS, ("lr", 3.0), ("step", 200))),
+    Question("same", moved(default_state, TRANSITIONS, ("task", "same"), ("step", 200))),
+    Question("unscaled", moved(default_state, TRANSITIONS, ("dk", 16), ("scaled", False), ("step", 200))),
+)
+"""The lesson plan for class (Lesson.plan; texts ``training.plan.<key>``)."""
+TERMS = ("training", "query_key_value", "loss", "cross_entropy", "natural_log", "gradient", "learning_rate", "adam",
+         "step", "batch", "weight_decay", "generalisation", "scaling")
+
+LESSON = Lesson(plan=PLAN, terms=TERMS,
+                predict=Prediction(weights="weights", hides=("watch",)),
                 key="training", icon=":material/model_training:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
                 color_ranges=color_ranges, array_labels=array_labels,

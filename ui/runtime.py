@@ -32,7 +32,7 @@ from lessons import Lesson
 from lessons.cells import Refusal
 from lessons.link import owner as link_owner
 
-from . import compare, drag, exports, predict, present, scheme, viewport
+from . import compare, drag, exports, plan, predict, present, scheme, viewport
 from .i18n import DEFAULT_LANG, t
 from .widgets import network_ip as widgets_network_ip
 from .widgets import show_notices
@@ -281,9 +281,9 @@ def follow_lesson_link() -> None:
 def run(lesson_key: str, render: Callable[[Page], None]) -> None:
     """A lesson page: its title and introduction (``<key>.title``, ``<key>.intro``), the link's notices, the
     predict-then-reveal switch (ui.predict, lessons that declare ``Lesson.predict``) and the A/B comparison
-    (ui.compare), then ``render(page)``, the
-    fold that saves and loads the state as a file (ui.exports), then the link published. In
-    presentation mode (ui.present) the mode's bar comes first, and the introduction and the fold are left out."""
+    (ui.compare), then ``render(page)``, the lesson plan and the words (ui.plan), the fold that saves and loads the
+    state as a file (ui.exports), then the link published. In presentation mode (ui.present) the mode's bar comes
+    first, and the introduction, the comparison, the plan and the files are left out."""
     page = Page(lessons.by_key(lesson_key))
     page.state  # noqa: B018 -- decoded from the URL before anything is drawn, so its notices show at the top
     st.session_state.pop(present.ASKED, None)
@@ -300,5 +300,6 @@ def run(lesson_key: str, render: Callable[[Page], None]) -> None:
         guarded(page, compare.panel, where="compare")
     guarded(page, render, where="render")
     if not present.on():
+        guarded(page, plan.panel, where="plan")
         guarded(page, exports.panel, where="file")
     page.publish()

@@ -20,7 +20,7 @@ from attention_core import softmax
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 from lessons import code as script_code
 from lessons import link, seeded
-from lessons.base import Lesson, Prediction, Presentation, Transition, widest_text
+from lessons.base import Lesson, Prediction, Presentation, Question, Transition, widest_text
 from lessons.cells import check_cell
 
 HERE = Path(__file__).resolve().parent
@@ -47,7 +47,12 @@ def _toy_code(state: ToyState) -> str:
     return script_code.script(f"toy — n={state.n}", script_code.file_name("toy"), {"n": state.n}, body, ["ones"])
 
 
-TOY = Lesson(key="toy", icon=":material/toys:", default_state=ToyState,
+TOY_PLAN = (Question("one", lambda: ToyState(1)), Question("start", ToyState), Question("five", lambda: ToyState(5)),
+            Question("most", lambda: ToyState(9)))
+"""The toy's lesson plan (texts ``toy.plan.<key>`` in tests/throwaway/<lang>.throwaway.toml)."""
+TOY_TERMS = ("vector", "dimension")
+
+TOY = Lesson(key="toy", icon=":material/toys:", default_state=ToyState, plan=TOY_PLAN, terms=TOY_TERMS,
              link=link.LinkSchema("toy", 1, (link.Int("n", 1, 9),)),
              to_link=lambda s: {"n": s.n}, from_link=_toy_from_link,
              arrays=lambda s: {"ones": np.ones(s.n)}, array_labels=_toy_labels, code=_toy_code,
@@ -155,7 +160,17 @@ def _one_edit(state: PairState) -> PairState:
     return replace(state, S=S)
 
 
-PAIR = Lesson(key="pair", icon=":material/compare_arrows:", default_state=PairState,
+PAIR_PLAN = (
+    Question("start", PairState),
+    Question("equal", lambda: with_scores(PairState(), np.zeros_like(baseline(SOURCE, TARGET)))),
+    Question("strong", lambda: with_scores(PairState(), 5 * baseline(SOURCE, TARGET))),
+    Question("longer", lambda: with_source(PairState(), "犬 が 公園 を 歩く")),
+)
+"""The pair's lesson plan (texts ``pair.plan.<key>``), each state reached by the lesson's own transitions."""
+PAIR_TERMS = ("source_target", "matrix", "softmax", "attention_weights")
+
+PAIR = Lesson(key="pair", icon=":material/compare_arrows:", default_state=PairState, plan=PAIR_PLAN,
+              terms=PAIR_TERMS,
               predict=Prediction(weights="weights", hides=("weights",)),
               link=link.LinkSchema("pair", 1, (link.Text("s", MAX_TEXT_CHARS), link.Text("t", MAX_TEXT_CHARS)),
                                    matrices=(link.Matrix("S", LIMIT),)),
