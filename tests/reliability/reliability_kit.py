@@ -23,8 +23,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "contract"))  # lesson_strategies: links and values from a lesson's schema
 APP = str(ROOT / "app.py")
 LESSONS = pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda x: x.key)
-NAN_WORD = re.compile(r"(?<![A-Za-z])(nan|inf|infinity|undefined)(?![A-Za-z])", re.I)
-"""A number that is not one, as Python, NumPy or JavaScript would print it."""
+NAN_WORD = re.compile(r"(?<![A-Za-z])((?i:nan|inf|undefined)|Infinity)(?![A-Za-z])")
+"""A number that is not one, as Python, NumPy or JavaScript would print it (JavaScript's "Infinity" with its capital:
+the English word in a sentence, "−∞ (minus infinity)" in the glossary, is not a number)."""
 WIDGETS = ("text_input", "number_input", "slider", "select_slider", "selectbox", "radio", "toggle", "checkbox",
            "button_group", "multiselect")
 
