@@ -195,8 +195,9 @@ class Lesson:
         code: state → a standalone NumPy script (:func:`lessons.code.script`) that rebuilds the state's inputs and
             computes and prints what the page shows: at least every array of ``arrays(state)`` whose name starts or
             ends with "weights" or "output" (tests/contract/test_code.py runs it for every lesson and compares the
-            printout with ``arrays``). None: the lesson offers no script (on 2026-12-05 /multihead, /positional and
-            /training, not yet written: issue 25); the files fold then has no script button.
+            printout with ``arrays``). Required of every lesson (the test fails for one without); the files fold
+            offers it as a download. A script computes from the state's exact numbers (literals), in plain NumPy:
+            helpers shared by several scripts belong in lessons/code.py.
         predict: what the class can predict before the weights are shown (:class:`Prediction`); required of every
             lesson whose ``arrays`` has an array named ``weights`` or starting ``weights_`` (the contract tests check
             it); None otherwise.

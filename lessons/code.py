@@ -41,12 +41,12 @@ def show(name, M):
 
 
 def literal(value) -> str:
-    """A Python literal for an array (np.array([...]) with every float as repr), a number, a string or a list of
-    strings (tokens: repr, so a token is always text)."""
+    """A Python literal for an array (np.array([...]) with every float as repr), a number, a string, None or a list
+    of them (tokens: repr, so a token is always text)."""
     if isinstance(value, np.ndarray):
         A = np.asarray(value, dtype=np.float64)
         return f"np.array({_nested(A.tolist())})"
-    if isinstance(value, str):
+    if value is None or isinstance(value, str):
         return repr(value)
     if isinstance(value, bool | int):
         return repr(value)
@@ -82,6 +82,12 @@ def script(title: str, file_name: str, inputs: Mapping[str, object], body: str, 
     lines += ["", "# ---- the computation ----", body.strip("\n"), "", "# ---- what the page shows ----"]
     lines += [f"show({name!r}, {name})" for name in shown]
     return "\n".join(lines) + "\n"
+
+
+def short_sentence(tokens, limit: int = 40) -> str:
+    """The tokens joined by spaces for a script's title, cut to ``limit`` characters with "…" (one plain line)."""
+    text = " ".join(tokens) or "(no tokens)"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def file_name(lesson_key: str) -> str:

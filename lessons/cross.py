@@ -37,9 +37,9 @@ from . import code as script_code
 from . import link, ranges, seeded
 from .base import Lesson, Prediction, Presentation, Question, Transition, moved, widest_text
 from .cells import CELL_LIMIT, Refusal, placed_cell, placed_matrix
+from .code import short_sentence
 from .link import Notice
 from .masks import PAD, pad_to
-from .qkv import short_sentence
 
 __all__ = [
     "PAD", "DIM_MIN", "DIM_MAX", "SEED_MAX", "MAX_PAD", "MAX_EXTRA", "MODES", "SUMMARIES", "FILLERS", "MATRICES",

@@ -27,6 +27,7 @@ from . import code as script_code
 from . import link, qkv, ranges, seeded
 from .base import Lesson, Prediction, Presentation, Question, Transition, moved, widest_text
 from .cells import Refusal
+from .code import short_sentence
 from .link import Notice
 
 __all__ = [
@@ -385,7 +386,7 @@ def code(state: MasksState) -> str:
         custom = "" if state.custom is not None else "custom_mask = batch_mask  # not edited: the mask of section 3\n"
         shown += ["batch_mask", "batch_weights", "batch_output", "custom_weights", "custom_output", "fully_masked"]
         body += _BATCH.format(custom=custom)
-    title = (f"Masks — {qkv.short_sentence(toks)} / batch: {qkv.short_sentence(row)}, seed {state.seed}, "
+    title = (f"Masks — {short_sentence(toks)} / batch: {short_sentence(row)}, seed {state.seed}, "
              f"causal {'on' if state.causal else 'off'}, padding {'on' if state.padding else 'off'}")
     return script_code.script(title, script_code.file_name("masks"), inputs, _ATTEND + body, shown)
 

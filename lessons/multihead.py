@@ -19,6 +19,7 @@ from attention_core import causal_mask
 from attention_core.multihead import MultiHeadSteps, multi_head_attention
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
+from . import code as script_code
 from . import link, ranges, seeded
 from .base import Lesson, Prediction, Presentation, Question, Transition, moved, widest_text
 from .cells import CELL_LIMIT, Refusal, placed_cell, placed_matrix
@@ -417,6 +418,48 @@ def one_edit(state: MultiHeadState) -> MultiHeadState:
     return with_cell(state, "W_Q", 0, 0, v / 2 if v else 0.5)
 
 
+# ---- the NumPy script (Lesson.code) ---------------------------------------------------------------------------------
+_HEADS = """\
+n, d_model = X.shape
+d_k = d_model // n_heads                # each head's width (d_k = d_v = d_model / n_heads)
+Q = X @ W_Q                             # all heads' queries side by side: head h uses columns h*d_k .. (h+1)*d_k - 1
+K = X @ W_K
+V = X @ W_V
+may_attend = np.tril(np.ones((n, n), dtype=bool)) if causal else np.ones((n, n), dtype=bool)
+heads = []
+for h in range(n_heads):
+    cols = slice(h * d_k, (h + 1) * d_k)
+    scores = Q[:, cols] @ K[:, cols].T                                        # this head's QKᵀ
+    scaled_scores = np.where(may_attend, scores / np.sqrt(d_k), -np.inf)      # ÷√d_k (masked: −∞)
+    weights = softmax(scaled_scores)                                          # each row sums to 1
+    heads.append((scores, scaled_scores, weights, weights @ V[:, cols]))      # and the head's output
+concat = np.concatenate([head[3] for head in heads], axis=1)  # the heads' outputs side by side (n, d_model)
+output = concat @ W_O                                          # mixed back into d_model by W_O
+weights_mean = np.mean([head[2] for head in heads], axis=0)    # for looking only: no model computes it
+"""
+
+
+def code(state: MultiHeadState) -> str:
+    """Lesson.code: the tokens, X, W_Q, W_K, W_V, W_O, n_heads and the causal switch; then Q, K, V, each head's
+    scores, scaled scores (÷√d_k, −∞ where the causal mask hides), weights and output from its column block, the
+    concatenation, the output (concat·W_O) and the heads' mean weights, named as the page's arrays (``weights_1``, …).
+    Without tokens, the matrices only."""
+    m = state.mats
+    inputs = {"tokens": list(state.tokens), **{name: m[name] for name in MATRICES}, "n_heads": state.n_heads,
+              "causal": state.causal}
+    title = (f"Multi-head attention — {script_code.short_sentence(state.tokens)}, d_model={state.d_model}, "
+             f"n_heads={state.n_heads}, seed {state.seed}" + (", causal mask" if state.causal else ""))
+    if compute(state) is None:
+        body, shown = "# no tokens: there is nothing to attend to", [n for n in MATRICES if m[n].size]
+    else:
+        kinds = ("scores", "scaled_scores", "weights", "head_output")
+        named = [f"{', '.join(f'{k}_{h + 1}' for k in kinds)} = heads[{h}]" for h in range(state.n_heads)]
+        body = _HEADS + "\n".join(named)
+        shown = ["Q", "K", "V", *(f"{k}_{h + 1}" for h in range(state.n_heads) for k in kinds), "concat", "output",
+                 "weights_mean"]
+    return script_code.script(title, script_code.file_name("multihead"), inputs, body, shown)
+
+
 PLAN = (
     Question("two_views", moved(default_state, TRANSITIONS)),
     Question("one_head", moved(default_state, TRANSITIONS, ("n_heads", 1))),
@@ -428,7 +471,7 @@ PLAN = (
 TERMS = ("multi_head", "head", "query_key_value", "dimension", "projection", "matrix", "attention_weights",
          "concatenation", "identity_matrix", "causal_mask", "seed", "computational_cost")
 
-LESSON = Lesson(plan=PLAN, terms=TERMS,
+LESSON = Lesson(plan=PLAN, terms=TERMS, code=code,
                 predict=Prediction(weights="weights_1", hides=("heads", "detail", "combine"), query=lambda s: s.query),
                 key="multihead", icon=":material/view_column:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,

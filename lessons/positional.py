@@ -20,6 +20,7 @@ from attention_core import apply_rope, sinusoidal_positional_encoding, softmax
 from attention_core.positional import sinusoidal_at
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
+from . import code as script_code
 from . import link, seeded
 from .base import Lesson, Prediction, Presentation, Question, Transition, moved, widest_text
 from .link import Notice
@@ -380,6 +381,81 @@ def widest_state() -> PositionalState:
     return with_rope(with_table(state, n_positions=12, d_table=12), m=POS_MAX - 1, n=POS_MAX, shift=POS_MAX)
 
 
+# ---- the NumPy script (Lesson.code) ---------------------------------------------------------------------------------
+_TABLE = """\
+def positional_encoding(n, d, base):
+    \"\"\"PE[pos, 2i] = sin(pos / base^(2i/d)), PE[pos, 2i+1] = cos(pos / base^(2i/d)) (Vaswani et al. 2017).\"\"\"
+    pair = np.arange(d) // 2
+    angle = np.arange(n)[:, None] / np.power(float(base), 2.0 * pair / d)
+    return np.where(np.arange(d) % 2 == 0, np.sin(angle), np.cos(angle))
+
+
+PE = positional_encoding(n_positions, d_table, base)  # the table: one row per position
+PE_similarity = PE @ PE.T                             # how alike two positions' rows are
+"""
+_EXPERIMENT = """
+def rope(M, base):
+    \"\"\"Rotary position embedding: row p's pairs (2i, 2i+1) turned by p * base^(-2i/d) (Su et al. 2021).\"\"\"
+    out = M.copy()
+    d = M.shape[1]
+    angle = np.arange(len(M))[:, None] * np.power(float(base), -2.0 * np.arange(d // 2) / d)
+    even, odd = M[:, 0:2 * (d // 2):2], M[:, 1:2 * (d // 2):2]
+    out[:, 0:2 * (d // 2):2] = even * np.cos(angle) - odd * np.sin(angle)
+    out[:, 1:2 * (d // 2):2] = even * np.sin(angle) + odd * np.cos(angle)
+    return out
+
+
+def attention_weights(X, rotate=False):
+    Q, K = X @ W_Q, X @ W_K
+    if rotate:                          # RoPE: positions turn Q and K instead of being added to X
+        Q, K = rope(Q, base), rope(K, base)
+    return softmax(Q @ K.T / np.sqrt(W_Q.shape[1]))
+
+
+d_model = W_Q.shape[0]
+pe_rows = positional_encoding(max(len(tokens_a), len(tokens_b)), d_model, base)
+PE_a = pe_rows[:len(tokens_a)]
+weights_a = attention_weights(X_a)                     # no position information at all
+weights_a_pe = attention_weights(scale * X_a + PE_a)   # positions added to the token vectors
+weights_a_rope = attention_weights(X_a, rotate=True)
+"""
+_SENTENCE_B = """PE_b = pe_rows[:len(tokens_b)]
+weights_b = attention_weights(X_b)
+weights_b_pe = attention_weights(scale * X_b + PE_b)
+weights_b_rope = attention_weights(X_b, rotate=True)
+"""
+_REORDERED = """# B's tokens as positions in A: without positions, B's weights are A's with rows and columns re-ordered
+reordered = weights_a[np.ix_(perm, perm)]
+"""
+
+
+def code(state: PositionalState) -> str:
+    """Lesson.code: the base, the table's size, the strength of the words (scale), sentences A and B with their token
+    vectors X_a, X_b, W_Q and W_K, and B's order in A (perm, or None); then the PE table and its similarity, and the
+    order experiment's weights without positions, with PE added and with RoPE, for A and (with tokens) for B, and
+    A's weights re-ordered as B. Without tokens in A, the table and its similarity only."""
+    res = experiment(state)
+    inputs: dict = {"base": state.base, "n_positions": state.n_positions, "d_table": state.d_table}
+    body, shown = _TABLE, ["PE", "PE_similarity"]
+    if res is not None:
+        perm = reordering(state.tokens, state.tokens2)
+        inputs.update(scale=float(state.scale), tokens_a=list(state.tokens), tokens_b=list(state.tokens2),
+                      X_a=res.X_a, X_b=res.X_b, W_Q=res.W_Q, W_K=res.W_K,
+                      perm=None if perm is None else [int(k) for k in perm])
+        body += _EXPERIMENT
+        shown += ["PE_a", "weights_a", "weights_a_pe", "weights_a_rope"]
+        if len(res.X_b):
+            body += _SENTENCE_B
+            shown += ["PE_b", "weights_b", "weights_b_pe", "weights_b_rope"]
+        if res.reordered is not None:
+            body += _REORDERED
+            shown.append("reordered")
+    title = (f"Positional encoding — A: {script_code.short_sentence(state.tokens)}, B: "
+             f"{script_code.short_sentence(state.tokens2)}, d_model={state.d_model}, base {state.base}, "
+             f"table {state.n_positions}×{state.d_table}, seed {state.seed}")
+    return script_code.script(title, script_code.file_name("positional"), inputs, body, shown)
+
+
 PLAN = (
     Question("lost", moved(default_state, TRANSITIONS)),
     Question("waves", moved(default_state, TRANSITIONS, ("pair", 0))),
@@ -391,7 +467,7 @@ PLAN = (
 TERMS = ("self_attention", "token", "positional_encoding", "permutation", "vector", "sinusoid", "frequency",
          "dot_product", "rotation", "rope", "seed")
 
-LESSON = Lesson(plan=PLAN, terms=TERMS,
+LESSON = Lesson(plan=PLAN, terms=TERMS, code=code,
                 predict=Prediction(weights="weights_a", hides=("lost",)),
                 key="positional", icon=":material/format_list_numbered:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, transitions=TRANSITIONS,

@@ -21,6 +21,7 @@ from . import code as script_code
 from . import link, ranges, seeded
 from .base import Lesson, Prediction, Presentation, Question, Transition, moved, widest_text
 from .cells import CELL_LIMIT, Refusal, check_cell, checked_matrix, with_one_cell
+from .code import short_sentence
 from .link import Notice
 
 __all__ = [
@@ -28,7 +29,7 @@ __all__ = [
     "matrix_shape", "state_shape", "active_matrices", "default_state", "baseline_matrix", "with_preset", "with_text",
     "with_sizes", "with_seed", "seeded_matrices", "with_mode", "with_query", "with_matrix", "with_cell",
     "is_preset_as_given", "example_tokens", "grown_sizes", "compute", "arrays", "array_labels", "code",
-    "short_sentence", "LINK", "LESSON",
+    "LINK", "LESSON",
 ]
 
 DIM_MIN, DIM_MAX = 1, 16
@@ -454,12 +455,6 @@ def color_ranges(state: QKVState) -> dict[str, float]:
 
 
 # ---- the NumPy script (Lesson.code) ----------------------------------------------------------------------------------
-def short_sentence(tokens, limit: int = 40) -> str:
-    """The tokens joined by spaces for a script's title, cut to ``limit`` characters with "…" (one plain line)."""
-    text = " ".join(tokens) or "(no tokens)"
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
 _QKV_BODY = """\
 d_k = K.shape[1]
 scores = Q @ K.T                        # one row per query token, one column per key token

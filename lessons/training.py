@@ -23,6 +23,7 @@ import numpy as np
 
 from attention_core import training as core
 
+from . import code as script_code
 from . import link
 from .base import Lesson, Prediction, Presentation, Question, Transition, moved
 from .cells import Refusal
@@ -325,6 +326,34 @@ TRANSITIONS = {
 step slider may still send a step past a shorter training: clamped)."""
 
 
+# ---- the NumPy script (Lesson.code) ---------------------------------------------------------------------------------
+_FORWARD = """\
+# The training itself (Adam on mini-batches, attention_core/training.py) is not repeated here: W_Q and W_K are the
+# learned values at the step shown, and this is what the trained layer does with one example.
+Q = X @ W_Q                              # one query per token (n, d_k)
+K = X @ W_K
+scores = Q @ K.T
+scaled_scores = np.where(may_attend, scores * scale, -np.inf)   # scale = 1/√d_k (or 1 with the switch off)
+weights = softmax(scaled_scores)         # row i: where token i looks (a row with nothing to see stays 0)
+asks_offers = W_Q @ W_K.T * scale        # the scaled score a query feature (row) gives a key feature (column)
+"""
+
+
+def code(state: TrainingState) -> str:
+    """Lesson.code: the shown held-out example (its tokens, its input X (n, d_model): a letter's one-hot, then the
+    position's or value's), which keys each query may see, the scale, and W_Q, W_K at the step shown; then Q, K, the
+    scores, the masked scaled scores, the weights and W_Q·W_Kᵀ × scale. The training is not repeated (the script
+    says so): the loss curves are the page's."""
+    r, t, b = run(state), state.step, state.example
+    inputs = {"tokens": token_labels(state), "X": r.watch.X[b], "may_attend": r.watch.mask.astype(bool).tolist(),
+              "scale": float(r.scale), "W_Q": r.history.W_Q[t], "W_K": r.history.W_K[t]}
+    title = (f"Training attention ({state.task}) — step {t} of {state.steps}, learning rate {state.lr}, "
+             f"d_k={state.d_k}, seed {state.seed}, " + ("÷√d_k" if state.scaled else "not scaled") +
+             "; the weights of held-out example " + str(b + 1) + " from the learned W_Q and W_K")
+    body = "may_attend = np.array(may_attend)\n" + _FORWARD
+    return script_code.script(title, script_code.file_name("training"), inputs, body, ["weights", "asks_offers"])
+
+
 PLAN = (
     Question("before", moved(default_state, TRANSITIONS, ("step", 0))),
     Question("after", moved(default_state, TRANSITIONS, ("step", 200))),
@@ -336,7 +365,7 @@ PLAN = (
 TERMS = ("training", "query_key_value", "loss", "cross_entropy", "natural_log", "gradient", "learning_rate", "adam",
          "step", "batch", "weight_decay", "generalisation", "scaling")
 
-LESSON = Lesson(plan=PLAN, terms=TERMS,
+LESSON = Lesson(plan=PLAN, terms=TERMS, code=code,
                 predict=Prediction(weights="weights", hides=("watch",)),
                 key="training", icon=":material/model_training:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
