@@ -111,6 +111,8 @@ STYLE = ("<style>html{font-size:18px}"  # larger type everywhere (Streamlit's si
          "[data-testid='stLayoutWrapper']:has(> .st-key-present-bar){position:sticky;top:0;z-index:999991}"
          ".st-key-present-bar{background:#fff;border-bottom:2px solid #E69F00;padding:4px 0 6px}"
          ".st-key-present-bar p{font-size:1.05rem;font-weight:600;margin:0}"
+         # (Streamlit pulls a text's next element up by 1 rem: here the step's words would run over the bar's line)
+         ".st-key-present-bar [data-testid='stMarkdownContainer']{margin-bottom:0}"
          "[data-testid='stMainBlockContainer'] h1{font-size:1.9rem;padding:0.2rem 0}"
          # small print is not read from the back of a room: the teacher says it
          "[data-testid='stMainBlockContainer'] [data-testid='stCaptionContainer']{display:none}"

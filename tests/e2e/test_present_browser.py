@@ -51,6 +51,15 @@ def main_control(page, lesson):
     return controls.nth(max(above, key=lambda i: boxes[i]["y"])), picture
 
 
+def words_inside_the_bar(page, lesson) -> None:
+    """The step's words end above the bar's lower edge (on 05cb47c Streamlit's −1 rem under a text ran them over
+    the line wherever they wrapped under the buttons: 1024×768, a phone)."""
+    bar = page.locator(BAR).bounding_box()
+    words = page.locator(f"{BAR} [data-testid='stMarkdown'] p").last.bounding_box()
+    end, edge = words["y"] + words["height"], bar["y"] + bar["height"]
+    assert end <= edge - 1, f"{lesson.key}: the step's words (to y = {end:.0f}) run over the bar's edge ({edge:.0f})"
+
+
 def on_one_screen(page, lesson):
     """Wait until the page has brought the stage into view, then check that the main control sits under the bar and
     the whole main picture is on screen with it. Returns (control, picture)."""
@@ -65,6 +74,7 @@ def on_one_screen(page, lesson):
         page.wait_for_timeout(250)
         deadline -= 250
     assert -1 <= bar["y"] <= 16, f"{lesson.key}: the bar is not at the top of the window (y = {bar['y']:.0f})"
+    words_inside_the_bar(page, lesson)
     assert c["y"] >= under - 1 and c["y"] + c["height"] <= SIZE["height"], (lesson.key, "control", c, under)
     assert p["y"] >= under - 1 and p["y"] + p["height"] <= SIZE["height"] + 1, (
         f"{lesson.key}: the main picture ({p['height']:.0f} px, from y = {p['y']:.0f}) is not on screen with the "
@@ -122,6 +132,9 @@ def test_a_clicker_paces_the_stages_and_control_and_picture_share_the_screen(bro
             page.keyboard.press("PageDown" if k < n else "PageUp")
             wait_step(page, k + 1 if k < n else k - 1, n)
             assert slider.count() == 0 or slider.input_value() == moved
+        page.set_viewport_size({"width": 390, "height": 844})  # a phone: the step's words wrap under the buttons
+        page.wait_for_timeout(500)
+        words_inside_the_bar(page, lesson)
         assert_no_exception(page)
         assert_no_page_errors(page_errors)
     finally:
