@@ -87,7 +87,9 @@ class Prediction:
     """What predict-then-reveal (ui/predict.py, issue 25 part 1) needs of a lesson that shows attention weights.
 
     Attributes:
-        weights: the name of the array of ``arrays(state)`` the class predicts: attention weights, float64, each row
+        weights: the name of the array of ``arrays(state)`` the class predicts (or state → that name, where the
+            page chooses among several, e.g. the head shown in detail; read it with :meth:`array`): attention
+            weights, float64, each row
             a query's weights over the keys (summing to 1; a row with every key masked is all 0), shape
             (queries, keys); a 1-D array is one query's weights (absent when the state has no tokens). Its labels
             (``array_labels``) name the queries and keys.
@@ -98,12 +100,19 @@ class Prediction:
         key_names: state → one name per key, as the page calls them where ``array_labels`` has only numbers (the
             books of /scaling): a user's text as typed, or (text key, {placeholder: value}) for words of the
             language tables; None: the keys' labels of ``array_labels``.
+        which: state → (text key, {placeholder: value}): words naming which weights are asked about, shown with the
+            question (e.g. "head 2"), where the page offers several; None: the lesson's only weights.
     """
 
-    weights: str
+    weights: str | Callable[[object], str]
     hides: tuple[str, ...]
     query: Callable[[object], int] | None = None
     key_names: Callable[[object], Sequence[str | tuple[str, dict]]] | None = None
+    which: Callable[[object], tuple[str, dict]] | None = None
+
+    def array(self, state) -> str:
+        """The name of the predicted array of ``arrays(state)`` for this state."""
+        return self.weights(state) if callable(self.weights) else self.weights
 
     def __post_init__(self):
         if not self.hides:

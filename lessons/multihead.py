@@ -472,7 +472,9 @@ TERMS = ("multi_head", "head", "query_key_value", "dimension", "projection", "ma
          "concatenation", "identity_matrix", "causal_mask", "seed", "computational_cost")
 
 LESSON = Lesson(plan=PLAN, terms=TERMS, code=code,
-                predict=Prediction(weights="weights_1", hides=("heads", "detail", "combine"), query=lambda s: s.query),
+                predict=Prediction(weights=lambda s: f"weights_{s.head + 1}", hides=("heads", "detail", "combine"),
+                                   query=lambda s: s.query,
+                                   which=lambda s: ("multihead.predict.which", {"i": s.head + 1})),
                 key="multihead", icon=":material/view_column:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,
                 with_matrices=with_matrices, color_ranges=color_ranges, cell_matrices=lambda s: MATRICES,

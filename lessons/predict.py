@@ -1,8 +1,8 @@
 """Predict, then reveal (issue 25 part 1): the arithmetic of a guess and its place in the link. NumPy only.
 
 A student guesses which key a query attends to most, and that key's share of the query's attention (in percent);
-the lesson's attention weights (``Lesson.predict.weights``) say whether the guess was right and by how much. The link
-carries the mode and the guess: ``predict=1``, ``guess=<query>.<key>.<percent>`` (query and key counted from 1; a
+the lesson's attention weights (``Lesson.predict.array(state)``) say whether the guess was right and by how much. The
+link carries the mode and the guess: ``predict=1``, ``guess=<query>.<key>.<percent>`` (query and key counted from 1; a
 guess without a key yet is ``guess=<query>``), ``answer=1`` once revealed. ``ui/predict.py`` draws it.
 """
 from __future__ import annotations

@@ -349,8 +349,9 @@ def code(state: TrainingState) -> str:
               "scale": float(r.scale), "W_Q": r.history.W_Q[t], "W_K": r.history.W_K[t]}
     title = (f"Training attention ({state.task}) — step {t} of {state.steps}, learning rate {state.lr}, "
              f"d_k={state.d_k}, seed {state.seed}, " + ("÷√d_k" if state.scaled else "not scaled") +
-             "; the weights of held-out example " + str(b + 1) + " from the learned W_Q and W_K")
-    body = "may_attend = np.array(may_attend)\n" + _FORWARD
+             f"; the weights of held-out example {b + 1} from the learned W_Q and W_K (the training itself, "
+             "Adam, is not repeated here)")
+    body = "may_attend = np.array(may_attend)       # True: query i (row) may look at key j (column)\n" + _FORWARD
     return script_code.script(title, script_code.file_name("training"), inputs, body, ["weights", "asks_offers"])
 
 

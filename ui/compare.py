@@ -9,6 +9,8 @@ cell. Mode, A and the array live in the link (lessons/compare.py). Not drawn in 
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import streamlit as st
 
@@ -18,7 +20,7 @@ from lessons import compare as C
 from . import charts
 from .escape import chart as fig_escape
 from .escape import markdown as md
-from .i18n import t
+from .i18n import current_lang, t, table
 from .numbers import num
 from .widgets import sync
 
@@ -135,7 +137,8 @@ def panel(page) -> None:
         arr = rec["arr"] if rec["arr"] in names else _first_array(page, names)
         key = FIELD.format(lesson.key, "arr")
         sync(key, arr, names[0], shown=names)
-        st.selectbox(t("compare.array"), names, key=key, on_change=_choose, args=(page,))
+        st.selectbox(t("compare.array"), names, key=key, on_change=_choose, args=(page,),
+                     format_func=lambda n: _title(lesson.key, n))
         _compare(page, rec["a"], arr, b_arrays)
 
 
@@ -150,12 +153,30 @@ def _buttons(page) -> None:
                   args=(page,))
 
 
+def array_title(lesson_key: str, name: str, lang: str | None = None) -> str | None:
+    """An array's name in words, as the lists and sentences of this panel say it: the lesson's own
+    ``<lesson>.array.<name>``, else its ``<lesson>.array.<base>_i`` for a numbered ``<base>_<i>`` (a head's,
+    "Head 2: attention weights"), else the shared ``array.<name>`` (assets/i18n/*.arrays.toml); None when none
+    has words (tests/contract/test_compare.py requires words for every array of every lesson)."""
+    tab = table(lang or current_lang())
+    numbered = re.fullmatch(r"(.+)_(\d+)", name)
+    if f"{lesson_key}.array.{name}" in tab:
+        return tab[f"{lesson_key}.array.{name}"]
+    if numbered and f"{lesson_key}.array.{numbered[1]}_i" in tab:
+        return tab[f"{lesson_key}.array.{numbered[1]}_i"].format(i=int(numbered[2]))
+    return tab.get(f"array.{name}")
+
+
+def _title(lesson_key: str, name: str) -> str:
+    return array_title(lesson_key, name) or name
+
+
 def _labels(lesson, state, name: str, shape: tuple) -> tuple[list[str], list[str]]:
     declared = lesson.array_labels(state).get(name) if lesson.array_labels else None
     rows, cols = declared if declared is not None else ((), ())
     rows, cols = [str(x) for x in rows], [str(x) for x in cols]
     if len(shape) == 1:
-        return [name], rows if len(rows) == shape[0] else [str(j + 1) for j in range(shape[0])]
+        return [_title(lesson.key, name)], rows if len(rows) == shape[0] else [str(j + 1) for j in range(shape[0])]
     rows = rows if len(rows) == shape[0] else [str(i + 1) for i in range(shape[0])]
     cols = cols if len(cols) == shape[1] else [str(j + 1) for j in range(shape[1])]
     return rows, cols
@@ -166,7 +187,9 @@ def _shape_text(x: np.ndarray) -> str:
 
 
 def largest_text(name: str, d: C.Difference, rows: list[str], cols: list[str], vector: bool) -> str:
-    """The largest change in words (Markdown; the labels escaped): "犬 → 歩く: 0.41 → 0.63"."""
+    """The largest change in words (Markdown; ``name``, the array's words, and the labels escaped):
+    "犬 → 歩く: 0.41 → 0.63"."""
+    name = md(name)
     if d.largest is None:
         return t("compare.same", name=name)
     i, j = d.largest
@@ -183,7 +206,7 @@ def _compare(page, a_state, name: str, b_arrays: dict) -> None:
     b = b_arrays[name]
     a = lesson.arrays(a_state).get(name)
     if a is None:
-        st.info(t("compare.missing", name=name), icon=":material/info:")
+        st.info(t("compare.missing", name=md(_title(lesson.key, name))), icon=":material/info:")
         return
     rows_a, cols_a = _labels(lesson, a_state, name, a.shape)
     rows_b, cols_b = _labels(lesson, page.state, name, b.shape)
@@ -192,9 +215,10 @@ def _compare(page, a_state, name: str, b_arrays: dict) -> None:
     A, B = C.as_rows(a), C.as_rows(b)
     finite = [np.abs(x[np.isfinite(x)]).max() for x in (A, B) if np.isfinite(x).any()]
     zmax = None if weights else (max(finite) if finite and max(finite) > 0 else 1.0)
-    title = {"name": fig_escape(name)}
+    title = {"name": fig_escape(_title(lesson.key, name))}
     if d is None:
-        st.info(t("compare.shapes", name=name, a=_shape_text(a), b=_shape_text(b)), icon=":material/info:")
+        st.info(t("compare.shapes", name=md(_title(lesson.key, name)), a=_shape_text(a), b=_shape_text(b)),
+                icon=":material/info:")
         needs = [charts.heatmap_need(A, rows_a, cols_a, weights=weights, zmax=zmax),
                  charts.heatmap_need(B, rows_b, cols_b, weights=weights, zmax=zmax)]
         slots = charts.chart_columns(*needs, max_cols=2)
@@ -205,7 +229,7 @@ def _compare(page, a_state, name: str, b_arrays: dict) -> None:
             charts.show_heatmap("cmp_b", B, rows_b, cols_b, weights=weights, zmax=zmax, title_args=title,
                                 key=f"compare.{lesson.key}.fig.b")
         return
-    st.markdown(largest_text(name, d, rows_b, cols_b, np.ndim(b) == 1))
+    st.markdown(largest_text(_title(lesson.key, name), d, rows_b, cols_b, np.ndim(b) == 1))
     spread = np.abs(d.delta[np.isfinite(d.delta)])
     dmax = float(spread.max()) if spread.size and spread.max() > 0 else 1.0
     needs = [charts.heatmap_need(A, rows_b, cols_b, weights=weights, zmax=zmax),

@@ -61,7 +61,7 @@ def _link(page) -> tuple:
 
 def _weights(page) -> np.ndarray:
     """The predicted weights; none (0 × 0) when the state has no such array (a sentence with no tokens)."""
-    return page.lesson.arrays(page.state).get(page.lesson.predict.weights, np.zeros((0, 0)))
+    return page.lesson.arrays(page.state).get(page.lesson.predict.array(page.state), np.zeros((0, 0)))
 
 
 def _first_query(page) -> int:
@@ -165,7 +165,7 @@ def panel(page) -> None:
     with st.container(border=True, key=f"predict-panel-{lesson.key}"):
         raw = _weights(page)
         w = P.weight_rows(raw)
-        labels = lesson.array_labels(page.state).get(lesson.predict.weights, ((), ()))
+        labels = lesson.array_labels(page.state).get(lesson.predict.array(page.state), ((), ()))
         rows, keys = (labels[0], labels[0]) if np.ndim(raw) == 1 else labels
         rows, keys = [str(x) for x in rows], [str(x) for x in keys]
         if lesson.predict.key_names is not None:
@@ -176,6 +176,9 @@ def panel(page) -> None:
         if not P.askable(w):
             st.info(t("predict.nothing"), icon=":material/block:")
             return
+        if lesson.predict.which is not None:  # which of the page's weights (e.g. the head shown in detail)
+            text_key, args = lesson.predict.which(page.state)
+            st.markdown(t("predict.which", which=t(text_key, **args)))
         if shown:
             _verdict(page, w, rows, keys)
         else:

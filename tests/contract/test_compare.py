@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st_
+from lesson_strategies import fixed_states
 from streamlit.testing.v1 import AppTest
 from test_transitions import walk
 
@@ -128,7 +129,7 @@ def test_a_and_b_from_the_link_name_the_largest_change(lesson, data):
     ok = np.isfinite(A) & np.isfinite(B)
     change = np.where(ok, np.abs(B - A), -1)
     if change.max() <= 1e-12:
-        assert JA["compare.same"].split("`")[0] in said
+        assert JA["compare.same"].split("「")[0] in said
         return
     i, j = np.unravel_index(np.argmax(change), change.shape)
     rows, cols = labels(lesson, b_state, name, b)
@@ -173,3 +174,20 @@ def test_a_pin_of_a_setting_the_lesson_refuses_is_said_in_part():
     bad = urlencode({lesson.key: str(lesson.link.version), "zz": "1"})  # a key the lesson does not know
     at = open_page(lesson, {lesson.key: str(lesson.link.version), "compare": "1", "pin": bad})
     assert any(JA["notice.pin_partial"] in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+@pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda x: x.key)
+@pytest.mark.parametrize("lang", ("ja", "en"))
+def test_every_array_a_lesson_shows_has_a_name_in_words(lesson, lang):
+    """The comparison's list and sentences name an array in words, not by its code name (a new-user trial: the list
+    read weights_1, scaled_scores_1, … in both languages): every array of every fixed state has words, from the
+    lesson's tables or the shared ones (ui.compare.array_title), numbered ones with their number."""
+    from ui.compare import array_title
+
+    for state in fixed_states(lesson):
+        for name in lesson.arrays(state):
+            title = array_title(lesson.key, name, lang)
+            assert title and title.strip(), f"{lesson.key}: the array {name!r} has no words in {lang}"
+            number = name.rsplit("_", 1)[-1]
+            if number.isdigit() and f"{lesson.key}.array.{name}" not in table(lang):
+                assert number in title, (lesson.key, name, title)

@@ -84,12 +84,12 @@ def test_the_declared_weights_are_attention_weights_with_labels(lesson):
     p = lesson.predict
     assert set(p.hides) <= set(lesson.present.stages), f"{lesson.key}: hides stages it does not have"
     for state in fixed_states(lesson):
-        w = lesson.arrays(state)[p.weights]
+        w = lesson.arrays(state)[p.array(state)]
         rows = P.weight_rows(w)
         sums = rows.sum(axis=1)
         assert np.all((np.abs(sums - 1) < 1e-9) | (np.abs(sums) < 1e-12)), (lesson.key, sums)
         assert (rows >= 0).all()
-        labels = lesson.array_labels(state)[p.weights]
+        labels = lesson.array_labels(state)[p.array(state)]
         if w.ndim == 2:
             assert (len(labels[0]), len(labels[1])) == w.shape
         else:
@@ -167,7 +167,7 @@ def published(at) -> dict[str, str]:
 @LESSONS
 def test_nothing_drawn_carries_the_weights_until_they_are_revealed(lesson):
     state = lesson.default_state()
-    w = lesson.arrays(state)[lesson.predict.weights]
+    w = lesson.arrays(state)[lesson.predict.array(state)]
     rows = telling_rows(w)
     assert rows, f"{lesson.key}: its default weights have no row to recognise; pick another default"
     hidden = open_page(lesson, {"predict": "1"})
@@ -185,9 +185,9 @@ def test_nothing_drawn_carries_the_weights_until_they_are_revealed(lesson):
 
 
 def _keys_and_query(lesson, state, lang: str = "ja"):
-    raw = lesson.arrays(state)[lesson.predict.weights]
+    raw = lesson.arrays(state)[lesson.predict.array(state)]
     w = P.weight_rows(raw)
-    labels = lesson.array_labels(state)[lesson.predict.weights]
+    labels = lesson.array_labels(state)[lesson.predict.array(state)]
     keys = labels[0] if np.ndim(raw) == 1 else labels[1]
     if lesson.predict.key_names is not None:  # the page's names for the keys (words of the language tables)
         keys = [x if isinstance(x, str) else table(lang)[x[0]].format(**x[1]) for x in lesson.predict.key_names(state)]
@@ -239,7 +239,7 @@ def test_a_change_of_setting_hides_the_answer_again(lesson, data):
     state = lesson.default_state()
     others = [s for s in walk(lesson, state, data, 1, 6) if lesson.encode(s) != lesson.encode(state)]
     assume(others)
-    w = lesson.arrays(state)[lesson.predict.weights]
+    w = lesson.arrays(state)[lesson.predict.array(state)]
     q = P.fit(P.Guess(lesson.predict.query(state) if lesson.predict.query else 0), w).query
     at = open_page(lesson, {"predict": "1", "guess": f"{q + 1}.1.40", "answer": "1"})
     assert published(at).get("answer") == "1"
@@ -248,7 +248,7 @@ def test_a_change_of_setting_hides_the_answer_again(lesson, data):
     assert not at.exception
     assert "answer" not in published(at) and published(at).get("predict") == "1"
     assert any(table("ja")["predict.again_said"] in c.value for c in at.caption)
-    rows = telling_rows(lesson.arrays(others[-1]).get(lesson.predict.weights, np.zeros((0, 0))))
+    rows = telling_rows(lesson.arrays(others[-1]).get(lesson.predict.array(others[-1]), np.zeros((0, 0))))
     assert not any(carries(drawn_arrays(at), r) for r in rows)
 
 
@@ -258,5 +258,5 @@ def test_switching_it_off_shows_the_whole_page_and_leaves_the_link(lesson):
     at.toggle(key=f"predict.on.{lesson.key}").set_value(False).run()
     assert not at.exception
     assert not {"predict", "guess", "answer"} & set(published(at))
-    rows = telling_rows(lesson.arrays(lesson.default_state())[lesson.predict.weights])
+    rows = telling_rows(lesson.arrays(lesson.default_state())[lesson.predict.array(lesson.default_state())])
     assert any(carries(drawn_arrays(at), r) for r in rows)

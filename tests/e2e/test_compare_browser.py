@@ -12,6 +12,7 @@ import pytest
 import lessons
 from lessons import link
 from lessons.cells import Refusal
+from ui.compare import array_title
 from ui.i18n import t
 from ui.numbers import num
 
@@ -107,7 +108,8 @@ def test_an_a_b_difference(browser, app_server, i, lesson):
             for fig in ("a", "b"):
                 page.locator(f"{sel(f'compare.{lesson.key}.fig.{fig}')} .js-plotly-plot").wait_for(timeout=30_000)
             shapes = ("×".join(map(str, lesson.arrays(x)[name].shape)) for x in (a_state, b_state))
-            said = t("compare.shapes", lang=lang, name=name, a=next(shapes), b=next(shapes)).replace("`", "")
+            said = t("compare.shapes", lang=lang, name=array_title(lesson.key, name, lang), a=next(shapes),
+                     b=next(shapes))
             assert said[:30] in panel.inner_text(), (said, panel.inner_text())
             assert page.locator(sel(f"compare.{lesson.key}.fig.diff")).count() == 0
         key = f"compare.{lesson.key}.fig.diff"

@@ -32,9 +32,9 @@ def _charts(page) -> int:
 def test_a_predict_then_reveal_round(browser, app_server, i, lesson):
     lang = ("ja", "en")[i % 2]
     state = lesson.default_state()
-    raw = lesson.arrays(state)[lesson.predict.weights]
+    raw = lesson.arrays(state)[lesson.predict.array(state)]
     w = P.weight_rows(raw)
-    labels = lesson.array_labels(state)[lesson.predict.weights]
+    labels = lesson.array_labels(state)[lesson.predict.array(state)]
     keys = [str(k) for k in (labels[0] if np.ndim(raw) == 1 else labels[1])]
     if lesson.predict.key_names is not None:  # the page's names for the keys (words of the language tables)
         keys = [x if isinstance(x, str) else t(x[0], lang=lang, **x[1]) for x in lesson.predict.key_names(state)]

@@ -133,3 +133,30 @@ def test_a_new_seed_keeps_the_edited_cells_and_redraws_the_rest():
     np.testing.assert_array_equal(s2.mats["W_V"], want)
     for name in ("X", "W_Q", "W_K", "W_O"):
         np.testing.assert_array_equal(s2.mats[name], fresh.mats[name])
+
+
+def test_predict_asks_about_the_head_shown_in_detail_and_grades_against_it():
+    """A new-user trial: with head 2 in the link (hd=1) the question said no head and the verdict used head 1's row.
+    The "heads" preset's head 2 sends every query to 犬 with e³/(e³ + 3) = 0.870 (its docs: score 6 ÷ √4 = 3);
+    head 1 sends 速く (the third word) to its previous word が with the same share."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from ui.i18n import t
+
+    share = np.exp(3) / (np.exp(3) + 3)
+    assert L.arrays(L.with_head(L.default_state(), 1))["weights_2"][2, 0] == pytest.approx(share)
+    for hd, best in ((1, "犬"), (0, "が")):
+        params = {"lang": "en", **L.LESSON.encode(L.with_head(L.default_state(), hd)), "predict": "1",
+                  "guess": "3.1.87", "answer": "1"}
+        at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=60)
+        for k, v in params.items():
+            at.query_params[k] = v
+        at.switch_page(L.LESSON.page)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        shown = "\n".join(str(m.value) for m in at.markdown) + "\n".join(str(x.value) for x in at.success) + \
+            "\n".join(str(x.value) for x in at.warning) + "\n".join(str(x.value) for x in at.info)
+        assert t("predict.which", lang="en", which=t("multihead.predict.which", lang="en", i=hd + 1)) in shown
+        assert f"“{best}”" in shown and f"{share:.3f}".rstrip("0") in shown, shown[-1500:]

@@ -422,18 +422,26 @@ def test_f_string_keys_exist_for_every_expansion():
 
 
 def test_dynamic_keys_are_known():
-    """t(label) with a variable: draw.pipeline_strip's flow.* labels, and the key names a lesson's prediction
-    declares (``Prediction.key_names``: (text key, args) pairs, checked here for every lesson's fixed states)."""
+    """t(label) with a variable: draw.pipeline_strip's flow.* labels, and the key names and the "which" words a
+    lesson's prediction declares (``Prediction.key_names``, ``Prediction.which``: (text key, args) pairs, checked
+    here for every lesson's fixed states)."""
     flow = set(re.findall(r"\"(flow\.\w+)\"", (ROOT / "ui" / "draw.py").read_text(encoding="utf-8")))
     assert flow, "pipeline strip labels not found"
     for lang in LANGS:
         assert sorted(k for k in flow if k not in table(lang)) == []
     for path, line, kind, src, _ in _all_uses():
         if kind == "dynamic":
-            assert (path, src) in {("ui/draw.py", "label"), ("ui/predict.py", "x[0]")}, (path, line, src)
+            assert (path, src) in {("ui/draw.py", "label"), ("ui/predict.py", "x[0]"), ("ui/predict.py", "text_key")}, \
+                (path, line, src)
     import lessons
 
     for lesson in lessons.REGISTRY:
+        if lesson.predict is not None and lesson.predict.which is not None:  # Prediction.which: (text key, args)
+            for state in (lesson.default_state(), *((lesson.widest(),) if lesson.widest else ())):
+                key, args = lesson.predict.which(state)
+                for lang in LANGS:
+                    assert table(lang).get(key, "").strip(), (lesson.key, key, lang)
+                    table(lang)[key].format(**args)
         if lesson.predict is None or lesson.predict.key_names is None:
             continue
         for name in lesson.predict.key_names(lesson.default_state()):
