@@ -4,7 +4,7 @@
 A switch at the top of the lesson page ("Compare A/B"). "Pin as A" keeps the current setting as A; whatever the page
 shows now is B. The panel draws one array (the lesson's predicted weights first: ``Lesson.predict``) of A and of B
 side by side with their difference B − A (a diverging scale centred on 0) and names the largest change in words
-("犬 → 歩く: 0.41 → 0.63"). Arrays of different shapes (another sentence, another size) are said, not compared cell by
+("dog → walks: 0.41 → 0.63"). Arrays of different shapes (another sentence, another size) are said, not compared cell by
 cell. Mode, A and the array live in the link (lessons/compare.py). Not drawn in presentation mode.
 """
 from __future__ import annotations
@@ -188,7 +188,7 @@ def _shape_text(x: np.ndarray) -> str:
 
 def largest_text(name: str, d: C.Difference, rows: list[str], cols: list[str], vector: bool) -> str:
     """The largest change in words (Markdown; ``name``, the array's words, and the labels escaped):
-    "犬 → 歩く: 0.41 → 0.63"."""
+    "dog → walks: 0.41 → 0.63"."""
     name = md(name)
     if d.largest is None:
         return t("compare.same", name=name)
