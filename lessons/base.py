@@ -19,6 +19,9 @@ from .link import LinkSchema, Notice
 __all__ = ["Lesson", "Transition", "Presentation", "Prediction", "Question", "moved", "CELL_KEY", "widest_text",
            "LONG_TOKEN"]
 
+Label = str | tuple[str, dict]
+"""A label of a row, column or key: the text itself, or (text key, args) for a word of the language tables."""
+
 CELL_KEY = "cell"
 """The link key of the cell picker's choice (added to the link of every lesson that declares ``cell_matrices``)."""
 
@@ -107,7 +110,7 @@ class Prediction:
     weights: str | Callable[[object], str]
     hides: tuple[str, ...]
     query: Callable[[object], int] | None = None
-    key_names: Callable[[object], Sequence[str | tuple[str, dict]]] | None = None
+    key_names: Callable[[object], Sequence[Label]] | None = None
     which: Callable[[object], tuple[str, dict]] | None = None
 
     def array(self, state) -> str:
@@ -198,9 +201,11 @@ class Lesson:
         array_labels: state → {array name: (row labels, column labels)} for every array of ``arrays(state)``, as
             the page labels it: the tokens where its rows or columns are tokens (duplicates kept as typed), else
             1-based indices as strings ("1", "2", …: the dimensions of d_model, d_k, d_v), or the page's own words
-            for them; a 1-D array has ``(labels, ())``. The exports (CSV files, ui/exports.py) write them as the
-            files' row and column headers. Required of every lesson with arrays (tests/contract/test_array_labels.py
-            checks every array is labelled, with as many labels as it has rows and columns).
+            for them: a ``str``, or a ``(text key, args)`` pair for a word of the language tables (a book's default
+            title), which ui.i18n.label puts in the reader's language; a 1-D array has ``(labels, ())``. The
+            exports (CSV files, ui/exports.py) write them as the files' row and column headers. Required of every
+            lesson with arrays (tests/contract/test_array_labels.py checks every array is labelled, with as many
+            labels as it has rows and columns).
         code: state → a standalone NumPy script (:func:`lessons.code.script`) that rebuilds the state's inputs and
             computes and prints what the page shows: at least every array of ``arrays(state)`` whose name starts or
             ends with "weights" or "output" (tests/contract/test_code.py runs it for every lesson and compares the
@@ -235,7 +240,7 @@ class Lesson:
     widest: Callable[[], object] | None = None
     one_edit: Callable[[object], object] | None = None
     present: Presentation | None = None
-    array_labels: Callable[[object], Mapping[str, tuple[Sequence[str], Sequence[str]]]] | None = None
+    array_labels: Callable[[object], Mapping[str, tuple[Sequence[Label], Sequence[Label]]]] | None = None
     code: Callable[[object], str] | None = None
     predict: Prediction | None = None
     plan: tuple[Question, ...] = ()

@@ -186,10 +186,11 @@ def book_names(state: ScalingState) -> list[str | tuple[str, dict]]:
     return [title or (f"scaling.book.default_{i + 1}", {}) for i, title in enumerate(state.titles)]
 
 
-def array_labels(state: ScalingState) -> dict[str, tuple[Sequence[str], Sequence[str]]]:
-    """Lesson.array_labels: the books "1".."N_BOOKS" (their titles default to the language's words, not kept here)
-    and the value components "1".."D_VALUE"; the 1-D arrays are one number per book, the output one per component."""
-    books, dims = [str(i + 1) for i in range(N_BOOKS)], [str(j + 1) for j in range(D_VALUE)]
+def array_labels(state: ScalingState) -> dict[str, tuple[Sequence, Sequence[str]]]:
+    """Lesson.array_labels: the books by their titles as the page shows them (:func:`book_names`: a typed title, or
+    the language's default title as a text key) and the value components "1".."D_VALUE"; the 1-D arrays are one
+    number per book, the output one per component."""
+    books, dims = book_names(state), [str(j + 1) for j in range(D_VALUE)]
     out = {name: (books, ()) for name in ("scores", "scaled_scores", "weights", "temperature_weights")}
     return {**out, "values": (books, dims), "output": (dims, ())}
 

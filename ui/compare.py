@@ -9,6 +9,7 @@ cell. Mode, A and the array live in the link (lessons/compare.py). Not drawn in 
 """
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -20,7 +21,7 @@ from lessons import compare as C
 from . import charts
 from .escape import chart as fig_escape
 from .escape import markdown as md
-from .i18n import current_lang, t, table
+from .i18n import current_lang, label, t, table
 from .numbers import num
 from .widgets import sync
 
@@ -174,12 +175,21 @@ def _title(lesson_key: str, name: str) -> str:
 def _labels(lesson, state, name: str, shape: tuple) -> tuple[list[str], list[str]]:
     declared = lesson.array_labels(state).get(name) if lesson.array_labels else None
     rows, cols = declared if declared is not None else ((), ())
-    rows, cols = [str(x) for x in rows], [str(x) for x in cols]
+    rows, cols = [label(x) for x in rows], [label(x) for x in cols]
     if len(shape) == 1:
         return [_title(lesson.key, name)], rows if len(rows) == shape[0] else [str(j + 1) for j in range(shape[0])]
     rows = rows if len(rows) == shape[0] else [str(i + 1) for i in range(shape[0])]
     cols = cols if len(cols) == shape[1] else [str(j + 1) for j in range(shape[1])]
     return rows, cols
+
+
+def nice_ceiling(x: float) -> float:
+    """``x`` > 0 rounded up to two significant digits (0.4077 → 0.41, 13.2 → 14): a colour bar's end that reads
+    at a glance, never below the largest value it colours."""
+    e = math.floor(math.log10(x)) - 1
+    m = math.ceil(round(x / 10 ** e, 9))  # (41.000000001 from float noise is 41)
+    end = round(m * 10 ** e, max(-e, 0))
+    return end if end >= x else round((m + 1) * 10 ** e, max(-e, 0))
 
 
 def _shape_text(x: np.ndarray) -> str:
@@ -214,7 +224,7 @@ def _compare(page, a_state, name: str, b_arrays: dict) -> None:
     weights = "weights" in name and all(np.all((x >= 0) & (x <= 1)) for x in (a, b))
     A, B = C.as_rows(a), C.as_rows(b)
     finite = [np.abs(x[np.isfinite(x)]).max() for x in (A, B) if np.isfinite(x).any()]
-    zmax = None if weights else (max(finite) if finite and max(finite) > 0 else 1.0)
+    zmax = None if weights else (nice_ceiling(max(finite)) if finite and max(finite) > 0 else 1.0)
     title = {"name": fig_escape(_title(lesson.key, name))}
     if d is None:
         st.info(t("compare.shapes", name=md(_title(lesson.key, name)), a=_shape_text(a), b=_shape_text(b)),
@@ -231,7 +241,7 @@ def _compare(page, a_state, name: str, b_arrays: dict) -> None:
         return
     st.markdown(largest_text(_title(lesson.key, name), d, rows_b, cols_b, np.ndim(b) == 1))
     spread = np.abs(d.delta[np.isfinite(d.delta)])
-    dmax = float(spread.max()) if spread.size and spread.max() > 0 else 1.0
+    dmax = nice_ceiling(float(spread.max())) if spread.size and spread.max() > 0 else 1.0
     needs = [charts.heatmap_need(A, rows_b, cols_b, weights=weights, zmax=zmax),
              charts.heatmap_need(B, rows_b, cols_b, weights=weights, zmax=zmax),
              charts.heatmap_need(d.delta, rows_b, cols_b, zmax=dmax)]

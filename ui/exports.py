@@ -23,7 +23,7 @@ from lessons import code as lesson_code
 from lessons import state_file
 
 from .escape import markdown as md_escape
-from .i18n import t
+from .i18n import label, t
 from .widgets import notice_text
 
 LATEST = "_file.latest"  # session_state: {lesson key: its state as last published}
@@ -57,9 +57,9 @@ def labels_of(lesson, state, name: str, shape: tuple) -> tuple[list[str], list[s
     rows, cols = declared if declared is not None else ([], [])
     rows = list(rows) if len(rows) == shape[0] else [str(i + 1) for i in range(shape[0])]
     if len(shape) == 1:
-        return [as_text(str(x)) for x in rows], [name]
+        return [as_text(label(x)) for x in rows], [name]
     cols = list(cols) if len(cols) == shape[1] else [str(j + 1) for j in range(shape[1])]
-    return [as_text(str(x)) for x in rows], [as_text(str(x)) for x in cols]
+    return [as_text(label(x)) for x in rows], [as_text(label(x)) for x in cols]
 
 
 def csv_bytes(lesson, state, name: str) -> bytes:

@@ -78,3 +78,13 @@ def t(key: str, /, lang: str | None = None, **fmt) -> str:
     itself (tests keep both tables complete)."""
     text = table(lang or current_lang()).get(key, key)
     return text.format(**fmt) if fmt else text
+
+
+def label(x, lang: str | None = None) -> str:
+    """A label a lesson gives (``Lesson.array_labels``, ``Prediction.key_names``) as text: a ``str`` as it is (a
+    typed token, an index), a ``(text key, args)`` pair (a word of the language tables, e.g. a book's default title)
+    in ``lang`` (default: the session's)."""
+    if isinstance(x, tuple):
+        key, args = x
+        return t(key, lang=lang, **args)
+    return str(x)

@@ -18,7 +18,7 @@ from lessons import predict as P
 
 from . import echo
 from .escape import markdown as md
-from .i18n import t
+from .i18n import label, t
 from .numbers import num
 from .widgets import _index, _numbered, sync
 
@@ -167,9 +167,9 @@ def panel(page) -> None:
         w = P.weight_rows(raw)
         labels = lesson.array_labels(page.state).get(lesson.predict.array(page.state), ((), ()))
         rows, keys = (labels[0], labels[0]) if np.ndim(raw) == 1 else labels
-        rows, keys = [str(x) for x in rows], [str(x) for x in keys]
+        rows, keys = [label(x) for x in rows], [label(x) for x in keys]
         if lesson.predict.key_names is not None:
-            keys = [x if isinstance(x, str) else t(x[0], **x[1]) for x in lesson.predict.key_names(page.state)]
+            keys = [label(x) for x in lesson.predict.key_names(page.state)]
         shown = revealed(page)  # (first: it notices a change of setting since the reveal)
         if rec["again"] and not shown:
             st.caption(t("predict.again_said"))
@@ -195,7 +195,8 @@ def _ask(page, rec: dict, w: np.ndarray, rows: list[str], keys: list[str]) -> No
     g = _guess(page, rec)
     st.markdown(t("predict.ask", hidden=_stage_titles(page)))
     one_query = w.shape[0] == 1
-    cols = st.columns([1, 1.4, 1.3, 0.8] if not one_query else [1.4, 1.3, 0.8], vertical_alignment="bottom")
+    # the button on its own line under the fields: in a fourth column it was cut to "答え合…" at 1024 px (Japanese)
+    cols = st.columns([1, 1.4, 1.3] if not one_query else [1.4, 1.3], vertical_alignment="bottom")
     c = iter(cols)
     if not one_query:
         qk = FIELD.format(lesson_key, "query")
@@ -212,7 +213,7 @@ def _ask(page, rec: dict, w: np.ndarray, rows: list[str], keys: list[str]) -> No
     sync(sk, g.share, 0)
     next(c).slider(t("predict.share"), 0, 100, step=P.SHARE_STEP, key=sk, format="%d%%", on_change=_set,
                    args=(page, "share"))
-    next(c).button(t("predict.reveal"), key=FIELD.format(lesson_key, "reveal"), type="primary",
+    st.button(t("predict.reveal"), key=FIELD.format(lesson_key, "reveal"), type="primary",
                    icon=":material/visibility:", disabled=g.key is None, on_click=_reveal, args=(page,),
                    help=None if g.key is not None else t("predict.reveal_needs_key"))
 

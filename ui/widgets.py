@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from attention_core.tokens import MAX_TOKENS, tokenize
+from lessons import predict
 from lessons.cells import Refusal, parse_cell_text
 
 from . import drag, echo, viewport
@@ -448,6 +449,11 @@ def share_panel(url: str | None, params: dict[str, str], *, key: str, left_out=(
         st.caption(t("share.help"))
         st.code(link, language=None, wrap_lines=True)
         copy_button(link, key=f"{key}.copy")
+        if params.get(predict.ANSWER):  # opened revealed: the same page with the question still open
+            question = {k: v for k, v in params.items() if k not in (predict.ANSWER, predict.GUESS)}
+            st.caption(t("share.question"))
+            st.code(base + "?" + urlencode(question), language=None, wrap_lines=True)
+            copy_button(base + "?" + urlencode(question), key=f"{key}.copy_question")
         if note == "share.network":
             st.caption(t("share.network", host=md_escape(args["host"])))
         elif note == "share.local_only":

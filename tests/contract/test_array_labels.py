@@ -2,7 +2,8 @@
 
 The exports write these labels as the CSV files' row and column headers (ui/exports.py). Oracle: the contract's
 docstring: one (rows, columns) pair for exactly the arrays of ``arrays(state)``, as many labels as the array has rows
-and columns (a 1-D array: no column labels), every label a plain ``str``, and the tokens of the state's sentence on
+and columns (a 1-D array: no column labels), every label a ``str`` or a (text key, args) pair found in both
+language tables, and the tokens of the state's sentence on
 the rows of at least one array of a lesson that has a sentence (``n_tokens``). Checked on the default state, the
 widest, one edit of each, and states reached by random valid links and random sequences of the lesson's transitions.
 """
@@ -21,6 +22,7 @@ from test_transitions import walk
 import lessons
 from attention_core.tokens import tokenize
 from lessons.base import widest_text
+from ui import i18n
 
 LESSONS = pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda x: x.key)
 SEQUENCES = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -31,6 +33,17 @@ def texts_tokens(state) -> list[list[str]]:
     values = ([getattr(state, f.name) for f in dataclasses.fields(state)] if dataclasses.is_dataclass(state)
               else list(vars(state).values()))
     return [list(tokenize(v).tokens) for v in values if isinstance(v, str)]
+
+
+def _text_key(x) -> bool:
+    """Whether ``x`` is a (text key, args) label whose key is in both language tables and takes its args."""
+    if not (isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) and isinstance(x[1], dict)):
+        return False
+    for lang in ("ja", "en"):
+        text = i18n.table(lang).get(x[0])
+        if text is None or not i18n.label(x, lang).strip():
+            return False
+    return True
 
 
 def check_labels(lesson, state) -> dict:
@@ -44,8 +57,9 @@ def check_labels(lesson, state) -> dict:
     assert not missing and not extra, f"{lesson.key}: unlabelled arrays {missing}, labels of no array {extra}"
     for name, A in arrays.items():
         rows, cols = labels[name]
-        bad = [x for x in (*rows, *cols) if type(x) is not str]
-        assert not bad, f"{lesson.key}/{name}: labels that are not str: {bad[:3]!r}"
+        bad = [x for x in (*rows, *cols) if type(x) is not str and not _text_key(x)]
+        assert not bad, f"{lesson.key}/{name}: labels that are neither str nor a text key in both languages: " \
+                        f"{bad[:3]!r}"
         A = np.asarray(A)
         assert A.ndim in (1, 2), f"{lesson.key}/{name}: {A.ndim}-D"
         assert len(rows) == A.shape[0], f"{lesson.key}/{name}: {len(rows)} row labels for {A.shape}"

@@ -96,7 +96,9 @@ def first_array(lesson, names) -> str:
 
 
 def labels(lesson, state, name, a):
-    rows, cols = lesson.array_labels(state)[name]
+    """The labels as the page (in Japanese) shows them: a (text key, args) label is that text of the ja table."""
+    rows, cols = ([table("ja")[x[0]].format(**x[1]) if isinstance(x, tuple) else x for x in xs]
+                  for xs in lesson.array_labels(state)[name])
     return ([name], list(rows)) if a.ndim == 1 else (list(rows), list(cols))
 
 
@@ -191,3 +193,20 @@ def test_every_array_a_lesson_shows_has_a_name_in_words(lesson, lang):
             number = name.rsplit("_", 1)[-1]
             if number.isdigit() and f"{lesson.key}.array.{name}" not in table(lang):
                 assert number in title, (lesson.key, name, title)
+
+
+@given(x=st_.floats(min_value=1e-9, max_value=1e9, allow_nan=False, allow_infinity=False))
+def test_a_colour_bar_ends_at_two_digits_never_below_the_largest_change(x):
+    """Oracle: the definition: the end is ≥ x, within 10 % of it (two significant digits: m in [10, 100) rounded up
+    loses less than 1/10), and written with at most two significant digits."""
+    from ui.compare import nice_ceiling
+
+    end = nice_ceiling(x)
+    assert x <= end <= x * 1.1 + 1e-12
+    assert float(f"{end:.1e}") == end, (x, end)  # two significant digits say it exactly
+
+
+def test_a_change_of_0_4077_is_coloured_up_to_0_41():
+    from ui.compare import nice_ceiling
+
+    assert nice_ceiling(0.4077) == 0.41 and nice_ceiling(13.2) == 14 and nice_ceiling(0.41) == 0.41

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import numpy as np
 import pytest
@@ -189,6 +190,7 @@ def _keys_and_query(lesson, state, lang: str = "ja"):
     w = P.weight_rows(raw)
     labels = lesson.array_labels(state)[lesson.predict.array(state)]
     keys = labels[0] if np.ndim(raw) == 1 else labels[1]
+    keys = [table(lang)[x[0]].format(**x[1]) if isinstance(x, tuple) else x for x in keys]
     if lesson.predict.key_names is not None:  # the page's names for the keys (words of the language tables)
         keys = [x if isinstance(x, str) else table(lang)[x[0]].format(**x[1]) for x in lesson.predict.key_names(state)]
     q = P.fit(P.Guess(lesson.predict.query(state) if lesson.predict.query else 0), w).query
@@ -260,3 +262,35 @@ def test_switching_it_off_shows_the_whole_page_and_leaves_the_link(lesson):
     assert not {"predict", "guess", "answer"} & set(published(at))
     rows = telling_rows(lesson.arrays(lesson.default_state())[lesson.predict.array(lesson.default_state())])
     assert any(carries(drawn_arrays(at), r) for r in rows)
+
+
+@LESSONS
+def test_a_revealed_page_also_offers_the_question_without_the_answer(lesson):
+    """The share panel of a page opened revealed (predict, a guess, answer) gives its own link, and beside it the
+    question's: the same link without the guess and the answer, which opens the question with nothing revealed."""
+    state = lesson.default_state()
+    w = P.weight_rows(lesson.arrays(state)[lesson.predict.array(state)])
+    q = P.fit(P.Guess(lesson.predict.query(state) if lesson.predict.query else 0), w).query
+    at = open_page(lesson, {"predict": "1", "guess": f"{q + 1}.1.40", "answer": "1"})
+    at.session_state["frame.share"] = True  # what opening the panel does (it reruns the app)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    links = [c.value for c in at.sidebar.code]
+    assert len(links) == 2, links
+    full, question = (dict(parse_qsl(x.split("?", 1)[1])) for x in links)
+    assert (full.get("answer"), full.get("predict")) == ("1", "1") and "guess" in full
+    assert "answer" not in question and "guess" not in question and question["predict"] == "1"
+    assert {k: v for k, v in full.items() if k not in ("answer", "guess")} == question
+    assert any(table("ja")["share.question"] in c.value for c in at.sidebar.caption)
+    asked = open_page(lesson, question)
+    again = published(asked)  # predict mode on, a query row at most (the page's own start), no key, no answer
+    assert again.get("answer") is None and "." not in again.get("guess", "")
+    assert not [c for c in asked.sidebar.code], "the question's page opens with its share panel closed"
+
+
+def test_a_page_not_revealed_has_one_link():
+    lesson = PREDICTING[0]
+    at = open_page(lesson, {"predict": "1"})
+    at.session_state["frame.share"] = True
+    at.run()
+    assert len(at.sidebar.code) == 1 and not any(table("ja")["share.question"] in c.value for c in at.sidebar.caption)

@@ -424,14 +424,15 @@ def test_f_string_keys_exist_for_every_expansion():
 def test_dynamic_keys_are_known():
     """t(label) with a variable: draw.pipeline_strip's flow.* labels, and the key names and the "which" words a
     lesson's prediction declares (``Prediction.key_names``, ``Prediction.which``: (text key, args) pairs, checked
-    here for every lesson's fixed states)."""
+    here for every lesson's fixed states; ui.i18n.label puts such pairs, and those of ``Lesson.array_labels``, in
+    words: the latter are checked by tests/contract/test_array_labels.py)."""
     flow = set(re.findall(r"\"(flow\.\w+)\"", (ROOT / "ui" / "draw.py").read_text(encoding="utf-8")))
     assert flow, "pipeline strip labels not found"
     for lang in LANGS:
         assert sorted(k for k in flow if k not in table(lang)) == []
     for path, line, kind, src, _ in _all_uses():
         if kind == "dynamic":
-            assert (path, src) in {("ui/draw.py", "label"), ("ui/predict.py", "x[0]"), ("ui/predict.py", "text_key")}, \
+            assert (path, src) in {("ui/draw.py", "label"), ("ui/i18n.py", "key"), ("ui/predict.py", "text_key")}, \
                 (path, line, src)
     import lessons
 
