@@ -65,6 +65,15 @@ def format_number(v: float) -> str:
     return r[:-2] if r.endswith(".0") else r
 
 
+MAX_CHOICES_SAID = 8
+"""A refused word's notice lists at most this many of the words a field takes."""
+
+
+def nearest(allowed, v):
+    """The value of ``allowed`` nearest to ``v`` (the lower of two as near)."""
+    return min(sorted(allowed), key=lambda a: abs(a - v))
+
+
 # ---- fields ---------------------------------------------------------------------------------------------------
 class Field:
     """One query parameter. ``parse`` turns its text into a value or raises :class:`Refusal`; ``format`` turns
@@ -83,7 +92,8 @@ class Field:
         return self.parse(raw), None
 
 
-_INT = re.compile(r"^[+-]?[0-9]{1,12}$")
+_INT = re.compile(r"^[+-]?[0-9]+$")
+_INT_DIGITS = 12  # more digits: beyond any field's range, refused before int() reads them
 
 
 @dataclass(frozen=True)
@@ -96,13 +106,21 @@ class Int(Field):
     allowed: tuple[int, ...] | None = None
 
     def parse(self, raw: str) -> int:
+        return self.read(raw)[0]
+
+    def read(self, raw: str) -> tuple[int, Notice | None]:
+        """The integer; refused in words ("not_integer", "range" with the bounds); one in range but not among
+        ``allowed`` becomes the nearest allowed one (the lower of two as near), said in a "rounded" notice."""
         text = raw.strip()  # (Python's whitespace, which int() alone does not all take: "0\x1f" raised ValueError)
         if not _INT.match(text):
-            raise Refusal("invalid")
-        v = int(text)
-        if not self.lo <= v <= self.hi or (self.allowed is not None and v not in self.allowed):
-            raise Refusal("invalid")
-        return v
+            raise Refusal("not_integer", value=text[:40])
+        v = int(text) if len(text.lstrip("+-")) <= _INT_DIGITS else None
+        if v is None or not self.lo <= v <= self.hi:
+            raise Refusal("range", lo=str(self.lo), hi=str(self.hi))
+        if self.allowed is not None and v not in self.allowed:
+            near = nearest(self.allowed, v)
+            return near, Notice("rounded", {"param": self.key, "value": raw[:40], "used": str(near)})
+        return v, None
 
 
 @dataclass(frozen=True)
@@ -114,7 +132,8 @@ class Choice(Field):
 
     def parse(self, raw: str) -> str:
         if raw not in self.choices:
-            raise Refusal("invalid")
+            shown = self.choices[:MAX_CHOICES_SAID]
+            raise Refusal("choice", choices=", ".join(shown) + (", …" if len(self.choices) > len(shown) else ""))
         return raw
 
 
@@ -126,7 +145,7 @@ class Flag(Field):
 
     def parse(self, raw: str) -> bool:
         if raw not in ("0", "1"):
-            raise Refusal("invalid")
+            raise Refusal("flag")
         return raw == "1"
 
     def format(self, value) -> str:
@@ -135,8 +154,9 @@ class Flag(Field):
 
 @dataclass(frozen=True)
 class Decimal(Field):
-    """A number in lo..hi; with ``step``, snapped to that grid (a notice says so when it moved); with
-    ``allowed``, one of those values (within 1e-9)."""
+    """A number in lo..hi; with ``step``, snapped to that grid; with ``allowed``, one of those values (within 1e-9),
+    else the nearest of them. A number moved either way is said in a "rounded" notice; one that is no number
+    ("not_number") or outside lo..hi ("range", with the bounds) is refused."""
 
     key: str
     lo: float
@@ -154,13 +174,16 @@ class Decimal(Field):
 
     def read(self, raw: str) -> tuple[float, Notice | None]:
         v = parse_number(raw)
-        if v is None or not self.lo <= v <= self.hi:
-            raise Refusal("invalid")
+        if v is None:
+            raise Refusal("not_number", value=raw.strip()[:40])
+        if not self.lo <= v <= self.hi:
+            raise Refusal("range", lo=format_number(self.lo), hi=format_number(self.hi))
         if self.allowed is not None:
             match = [a for a in self.allowed if abs(a - v) < 1e-9]
-            if not match:
-                raise Refusal("invalid")
-            return match[0], None
+            if match:
+                return match[0], None
+            near = nearest(self.allowed, v)
+            return near, Notice("rounded", {"param": self.key, "value": raw[:40], "used": format_number(near)})
         snapped = self.snap(v)
         note = None
         if abs(snapped - v) > 1e-9:

@@ -171,10 +171,11 @@ def test_shared_link_round_trip_in_english(fresh):
 
 
 def test_bad_link_gives_defaults_and_notices(fresh):
-    at = fresh(s1="abc", dk="5", b1="1,2", t1="x" * 300, zz="1")
+    at = fresh(s1="abc", dk="1024", b1="1,2", t1="x" * 300, zz="1")
     assert "59.0%" in shares(at)
     texts = [w.value for w in at.warning]
     assert len(texts) == 5, texts  # s1, dk, b1, t1 (too long), zz (unknown)
+    assert any("1" in w and "512" in w for w in texts if "dk" in w)  # the bounds it must be within
     assert any("s1" in w for w in texts) and any("dk" in w for w in texts) and any("zz" in w for w in texts)
 
 

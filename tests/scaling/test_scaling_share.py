@@ -125,24 +125,22 @@ def test_state_refuses_out_of_bounds_values():
 
 
 @pytest.mark.parametrize("key,value,reason,extra", [
-    ("s1", "abc", "invalid", {}),
-    ("s1", "10.5", "invalid", {}),
-    ("s2", "nan", "invalid", {}),
-    ("s3", "1e999", "invalid", {}),
-    ("s1", "", "invalid", {}),
-    ("s1", "1_0", "invalid", {}),
-    ("dk", "5", "invalid", {}),
-    ("dk", "1024", "invalid", {}),
-    ("dk", "64.0", "invalid", {}),
-    ("dk", "-64", "invalid", {}),
-    ("sc", "yes", "invalid", {}),
-    ("T", "0.04", "invalid", {}),
-    ("T", "inf", "invalid", {}),
-    ("T", "0.6", "invalid", {}),  # not one of the slider's temperatures
-    ("n", "1", "invalid", {}),
-    ("n", "33", "invalid", {}),
-    ("seed", "-1", "invalid", {}),
-    ("seed", "99999999999", "invalid", {}),
+    ("s1", "abc", "not_number", {"value": "abc"}),
+    ("s1", "10.5", "range", {"lo": "-10", "hi": "10"}),
+    ("s2", "nan", "not_number", {"value": "nan"}),
+    ("s3", "1e999", "not_number", {"value": "1e999"}),
+    ("s1", "", "not_number", {"value": ""}),
+    ("s1", "1_0", "not_number", {"value": "1_0"}),
+    ("dk", "1024", "range", {"lo": "1", "hi": "512"}),
+    ("dk", "64.0", "not_integer", {"value": "64.0"}),
+    ("dk", "-64", "range", {"lo": "1", "hi": "512"}),
+    ("sc", "yes", "flag", {}),
+    ("T", "0.04", "range", {"lo": "0.05", "hi": "20"}),
+    ("T", "inf", "not_number", {"value": "inf"}),
+    ("n", "1", "range", {"lo": "2", "hi": "32"}),
+    ("n", "33", "range", {"lo": "2", "hi": "32"}),
+    ("seed", "-1", "range", {"lo": "0", "hi": "9999"}),
+    ("seed", "99999999999", "range", {"lo": "0", "hi": "9999"}),
     ("b1", "1,2", "count", {"got": 2, "want": 3}),
     ("b1", "1,2,3,4", "count", {"got": 4, "want": 3}),
     ("b2", "1,x,2", "not_number", {"value": "x"}),
@@ -163,6 +161,18 @@ def test_other_values_survive_a_bad_one():
     state, notes = decode({"s1": "oops", "s2": "-3.5", "dk": "4", "t1": "<b>本</b>"})
     assert state.scores == (8.0, -3.5, -4.0) and state.d_k == 4 and state.titles[0] == "<b>本</b>"
     assert codes(notes) == ["bad_value"] and notes[0].args["param"] == "s1"
+
+
+@pytest.mark.parametrize("key, value, field, used, shown", [
+    ("dk", "5", "d_k", 4, "4"),  # between 4 and 8, nearer 4
+    ("dk", "100", "d_k", 128, "128"),  # 28 from 128, 36 from 64
+    ("T", "0.6", "temperature", 0.5, "0.5"),  # as near to 0.5 as to 0.7: the lower
+    ("T", "9", "temperature", 8.0, "8"),  # 1 from 8, 3 from 12
+])
+def test_a_value_the_slider_does_not_offer_becomes_its_nearest_with_a_notice(key, value, field, used, shown):
+    state, notes = decode({**dict(parse_qsl(DEFAULT_QUERY)), key: value})
+    assert getattr(state, field) == used
+    assert notes == [Notice("rounded", {"param": key, "value": value, "used": shown})]
 
 
 def test_off_grid_score_is_rounded_with_a_notice():

@@ -85,7 +85,7 @@ def test_the_link_carries_the_step_and_the_setup():
 
 @pytest.mark.parametrize("params, code", [({"t": "-1"}, "bad_value"), ({"t": "99999999999"}, "bad_value"),
                                           ({"lr": "nan"}, "bad_value"),
-                                          ({"lr": "0.07"}, "bad_value"), ({"dk": "3"}, "bad_value"),
+                                          ({"lr": "5"}, "bad_value"), ({"dk": "32"}, "bad_value"),
                                           ({"task": "<b>x</b>"}, "bad_value")])
 def test_hostile_link_values_are_said_and_the_default_used(params, code):
     state, notes = L.LESSON.decode({"training": "1", **params})
@@ -93,6 +93,16 @@ def test_hostile_link_values_are_said_and_the_default_used(params, code):
     assert [n.code for n in notes] == [code] and notes[0].args["param"] == key
     default = L.default_state()
     assert state == default
+
+
+@pytest.mark.parametrize("params, field, used, shown", [({"lr": "0.07"}, "lr", 0.05, "0.05"),  # 0.02 from 0.05
+                                                         ({"dk": "3"}, "d_k", 2, "2"),  # as near 2 as 4: the lower
+                                                         ({"n": "260"}, "steps", 300, "300")])  # 40 from 300
+def test_a_value_the_sliders_do_not_offer_becomes_the_nearest_one_said(params, field, used, shown):
+    state, notes = L.LESSON.decode({"training": "1", **params})
+    (key, raw), = params.items()
+    assert getattr(state, field) == used
+    assert [(n.code, n.args) for n in notes] == [("rounded", {"param": key, "value": raw, "used": shown})]
 
 
 @pytest.mark.parametrize("asked", ["201", "99999999"])

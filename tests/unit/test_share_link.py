@@ -310,15 +310,21 @@ def test_another_lessons_link_opens_the_default_with_a_notice():
     assert_same_state(s, DEFAULT)
 
 
-@pytest.mark.parametrize("key, raw", [
-    ("dk", "abc"), ("dk", "7.5"), ("dk", ""), ("dk", "0"), ("dk", "17"), ("dk", "999"), ("dk", "-3"),
-    ("dk", "1" * 50), ("dm", "0x10"), ("dv", "１e3"), ("s", "99999"), ("s", "-1"), ("q", "abc"), ("q", "1.0"),
+@pytest.mark.parametrize("key, raw, reason", [
+    ("dk", "abc", "not_integer"), ("dk", "7.5", "not_integer"), ("dk", "", "not_integer"), ("dk", "0", "range"),
+    ("dk", "17", "range"), ("dk", "999", "range"), ("dk", "-3", "range"), ("dk", "1" * 50, "range"),
+    ("dm", "0x10", "not_integer"), ("dv", "１e3", "not_integer"), ("s", "99999", "range"), ("s", "-1", "range"),
+    ("q", "abc", "not_integer"), ("q", "1.0", "not_integer"),
 ])
-def test_bad_ints_fall_back(key, raw):
+def test_bad_ints_fall_back(key, raw, reason):
+    """Refused, and why in words: not a whole number, or outside the field's bounds (which the notice names)."""
     s, notes = single({"qkv": "2", "p": "dog", key: raw})
     assert codes(notes) == ["bad_value"]
     assert notes[0].args["param"] == key and notes[0].args["value"] == raw[:40]
-    assert notes[0].args["reason"] == "invalid"
+    assert notes[0].args["reason"] == reason
+    if reason == "range":
+        field = next(f for f in L.LESSON.link.fields if f.key == key)
+        assert notes[0].args["extra"] == {"lo": str(field.lo), "hi": str(field.hi)}
     assert_same_state(s, DEFAULT)
 
 
@@ -482,10 +488,48 @@ def test_too_many_parameters():
 def test_int_field_bounds():
     f = link.Int("dk", 1, 16)
     assert f.parse("7") == 7 and f.parse(" 7 ") == 7 and f.parse("16") == 16 and f.parse("1") == 1
-    for raw in ("17", "0", "1e3", "7.0", "", "0x7", "1" * 8):
+    for raw, code in (("17", "range"), ("0", "range"), ("1e3", "not_integer"), ("7.0", "not_integer"),
+                      ("", "not_integer"), ("0x7", "not_integer"), ("1" * 8, "range"), ("9" * 13, "range")):
         with pytest.raises(Refusal) as ei:
             f.parse(raw)
-        assert ei.value.code == "invalid", raw
+        assert ei.value.code == code, raw
+
+
+@pytest.mark.parametrize("raw, used", [("3", 2), ("5", 4), ("6", 4), ("7", 8), ("12", 8), ("13", 16), ("16", 16)])
+def test_an_int_between_the_allowed_values_becomes_the_nearest(raw, used):
+    """Oracle: the nearest power of two by hand (3 is as near to 2 as to 4, 6 to 4 as to 8: the lower); 16 is
+    allowed as it is."""
+    f = link.Int("dk", 1, 16, allowed=(1, 2, 4, 8, 16))
+    value, note = f.read(raw)
+    assert value == used
+    assert (note is None) == (raw == str(used))
+    if note is not None:
+        assert note.code == "rounded" and note.args == {"param": "dk", "value": raw, "used": str(used)}
+
+
+@pytest.mark.parametrize("raw, used", [("0.03", 0.03), ("0.015", 0.01), ("0.07", 0.1), ("0.3", 0.3), ("0.19", 0.1)])
+def test_a_decimal_between_the_allowed_values_becomes_the_nearest(raw, used):
+    """Oracle by hand: of 0.003, 0.01, 0.03, 0.1, 0.3 the nearest (0.015: 0.005 from 0.01, 0.015 from 0.03; 0.19:
+    0.09 from 0.1, 0.11 from 0.3); an allowed value passes unchanged, without a notice."""
+    f = link.Decimal("lr", 0.001, 1.0, allowed=(0.003, 0.01, 0.03, 0.1, 0.3))
+    value, note = f.read(raw)
+    assert value == used
+    assert (note is None) == (raw in ("0.03", "0.3"))
+
+
+def test_other_refusals_say_why():
+    with pytest.raises(Refusal) as ei:
+        link.Choice("p", ("dog", "school")).parse("cat")
+    assert (ei.value.code, ei.value.args_) == ("choice", {"choices": "dog, school"})
+    with pytest.raises(Refusal) as ei:
+        link.Flag("c").parse("yes")
+    assert ei.value.code == "flag"
+    with pytest.raises(Refusal) as ei:
+        link.Decimal("lr", 0.001, 1.0).parse("2")
+    assert (ei.value.code, ei.value.args_) == ("range", {"lo": "0.001", "hi": "1"})
+    with pytest.raises(Refusal) as ei:
+        link.Decimal("lr", 0.001, 1.0).parse("fast")
+    assert (ei.value.code, ei.value.args_) == ("not_number", {"value": "fast"})
 
 
 def test_encode_matrix_shortest_round_trip_decimals():
