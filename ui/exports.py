@@ -169,7 +169,7 @@ def _on_load(page) -> None:
     st.session_state[page.key(RESULT)] = (upload.file_id, upload.name, None)
 
 
-def _reason(why: state_file.Unusable) -> str:
+def _reason(why: state_file.Unusable, lesson: str | None = None) -> str:
     args = dict(why.info)
     if why.code == "too_large":
         return t("file.too_large", size_kb=_kb(args["size"]), max_kb=_kb(args["max"]))
@@ -183,7 +183,7 @@ def _reason(why: state_file.Unusable) -> str:
     if why.code == "newer":
         return t("file.newer", format=md_escape(args.get("format", "?")))
     if why.code == "link":
-        items = "\n".join(f"- {notice_text(n.code, n.args)}" for n in why.notices)
+        items = "\n".join(f"- {notice_text(n.code, n.args, lesson)}" for n in why.notices)
         return t("file.link") + "\n\n" + items
     return t(f"file.{why.code}")
 
@@ -197,4 +197,5 @@ def _say_result(page, chosen) -> None:
     if why is None:
         st.success(t("file.loaded", name=md_escape(name)), icon=":material/check_circle:")
     else:
-        st.error(t("file.refused", name=md_escape(name)) + "\n\n" + _reason(why), icon=":material/block:")
+        st.error(t("file.refused", name=md_escape(name)) + "\n\n" + _reason(why, page.lesson.key),
+                 icon=":material/block:")

@@ -182,13 +182,13 @@ class Page:
         new = pop_notices(where)
         if new:
             st.session_state[f"{where}:shown"] = (new, self.lesson.encode(self.state))
-            show_notices(new, toast=toast)
+            show_notices(new, toast=toast, lesson=self.lesson.key)
             return
         kept = st.session_state.get(f"{where}:shown")  # the link is encoded only while a notice is kept (cheap,
         if kept is None:  # ~0.2 ms for 16×16 matrices, but a slider move without a notice needs none of it)
             return
         if kept[1] == self.lesson.encode(self.state):
-            show_notices(kept[0])  # no second toast
+            show_notices(kept[0], lesson=self.lesson.key)  # no second toast
         else:
             st.session_state.pop(f"{where}:shown", None)
 

@@ -15,7 +15,7 @@ from lessons.cells import Refusal, parse_cell_text
 
 from . import drag, echo, viewport
 from .escape import markdown as md_escape
-from .i18n import t
+from .i18n import current_lang, t, table
 from .numbers import editable
 from .share import class_url, qr_png, shorter_params
 
@@ -395,9 +395,23 @@ def cell_slider(page, M: np.ndarray, name: str, i: int, j: int, commit: Callable
 
 
 # ---- notices and share link --------------------------------------------------------------------------------------
-def notice_text(code: str, args: dict) -> str:
-    """A notice in words (the current language). Link text inside it is user text: Markdown-escaped."""
+NAMED = ("bad_value", "rounded")
+"""The notices about one link value: they name its parameter in words and by its key ({name}, {param})."""
+
+
+def param_words(lesson: str | None, param: str) -> str:
+    """A link parameter in words: the lesson's ``<lesson>.link.<param>`` text (assets/i18n/*.linkwords.toml), else
+    the parameter itself (a matrix's name, W_Q, is its own word; a parameter outside any lesson's link)."""
+    words = table(current_lang()).get(f"{lesson}.link.{param}") if lesson else None
+    return words or param
+
+
+def notice_text(code: str, args: dict, lesson: str | None = None) -> str:
+    """A notice in words (the current language). Link text inside it is user text: Markdown-escaped. ``lesson``:
+    the key of the lesson whose link it is about (its parameters are then named in its words)."""
     args = dict(args)
+    if code in NAMED and "param" in args:
+        args["name"] = param_words(lesson, str(args["param"]))
     if code == "bad_value":
         args["reason"] = t(f"reason.{args['reason']}", **(args.pop("extra", {}) or {}))
     if code == "other_lesson":
@@ -406,12 +420,13 @@ def notice_text(code: str, args: dict) -> str:
     return t(f"notice.{code}", **args)
 
 
-def show_notices(notes, *, toast: bool = False) -> None:
+def show_notices(notes, *, toast: bool = False, lesson: str | None = None) -> None:
     """Each notice in words: (code, args) pairs or lessons.link.Notice values. ``toast``: also pop each one up in
-    the corner of the screen (for notices about something the person may have scrolled away from)."""
+    the corner of the screen (for notices about something the person may have scrolled away from). ``lesson``: as
+    for :func:`notice_text`."""
     for n in notes:
         code, args = (n.code, n.args) if hasattr(n, "code") else n
-        text = notice_text(code, args)
+        text = notice_text(code, args, lesson)
         st.warning(text, icon=":material/warning:")
         if toast:
             st.toast(text, icon=":material/warning:", duration="long")

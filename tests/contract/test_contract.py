@@ -57,6 +57,8 @@ def check_notices(notices):
         for lang in LANGS:  # every notice has words, with every placeholder filled
             text = table(lang)[f"notice.{n.code}"]
             args = dict(n.args)
+            if n.code in ("bad_value", "rounded"):
+                args["name"] = "the parameter in words"  # ui.widgets.notice_text (tests/contract/test_link_words.py)
             if n.code == "bad_value":
                 table(lang)[f"reason.{args['reason']}"].format(**args["extra"])
                 args["reason"] = "r"

@@ -110,12 +110,18 @@ def named(notes, key: str, lesson=None) -> bool:
     return key == CELL_KEY and any(n.code == "cell_clamped" for n in notes)  # the picked cell gone with its row
 
 
-def check_words(notes) -> None:
-    """Every notice has words in both languages, every placeholder filled."""
+def check_words(notes, lesson) -> None:
+    """Every notice has words in both languages, every placeholder filled; a notice about one value names its
+    parameter in the lesson's words (a matrix by its own name)."""
+    matrices = {m.key for m in lesson.link.matrices}
     for lang in LANGS:
         tb = table(lang)
         for n in notes:
             args = dict(n.args)
+            if n.code in ("bad_value", "rounded"):
+                words = tb.get(f"{lesson.key}.link.{args['param']}")
+                assert words or args["param"] in matrices, (lesson.key, args["param"], lang)
+                args["name"] = words or args["param"]
             if n.code == "bad_value":
                 assert tb[f"reason.{args['reason']}"].format(**args.pop("extra"))
                 args["reason"] = "r"
@@ -128,7 +134,7 @@ def test_one_bad_link_parameter_is_named_and_the_rest_is_read(lesson, f, kind):
     others = [x for x in lessons.REGISTRY if x is not lesson]
     value = bad_value(f, kind, base[f.key])
     state, notes = lesson.decode({**base, f.key: value}, others)
-    check_words(notes)
+    check_words(notes, lesson)
     got = lesson.encode(state)
     want = expected(f, kind, value, base[f.key])
     if want is None:
@@ -170,6 +176,7 @@ def test_every_refused_parameter_is_named_on_screen_in_the_current_language(less
     at.run()
     assert_clean(at, lesson)
     warnings = "\n".join(str(w.value) for w in at.warning)
-    prefix = table(lang)["notice.bad_value"].split("{")[0]  # the words before the parameter's name
-    for key in refused:
-        assert f"{prefix}{key}" in warnings.replace("\\", ""), (lang, key, warnings[:1500])
+    shown = warnings.replace("\\", "")
+    for key in refused:  # named in the lesson's words (a matrix by its name) and by its key: "d_k (“dk=…”)"
+        words = table(lang).get(f"{lesson.key}.link.{key}", key)
+        assert f"{words}" in shown and f"{key}=" in shown, (lang, key, warnings[:1500])

@@ -235,6 +235,8 @@ SAMPLE_LINKS = [{"s1": "abc"}, {"b1": "1,2"}, {"b2": "1,x,2"}, {"b3": "1,2,11"},
 def words(code: str, args: dict, lang: str) -> str:
     """A notice as ui.widgets.notice_text puts it into words, in ``lang``."""
     args = dict(args)
+    if code in ("bad_value", "rounded"):
+        args["name"] = t(f"scaling.link.{args['param']}", lang=lang)
     if code == "bad_value":
         args["reason"] = t(f"reason.{args['reason']}", lang=lang, **args.pop("extra"))
     if code == "other_lesson":

@@ -266,8 +266,9 @@ def notice_codes() -> set[str]:
 
 def shown_args(code: str, args: frozenset[str]) -> set[str]:
     """The placeholders a notice is formatted with (ui.widgets.notice_text): bad_value's ``extra`` fills its
-    reason, which is put into words first."""
-    return set(args) - {"extra"} if code == "bad_value" else set(args)
+    reason, which is put into words first; bad_value and rounded also name the parameter in words ({name})."""
+    shown = set(args) - {"extra"} if code == "bad_value" else set(args)
+    return shown | {"name"} if code in ("bad_value", "rounded") else shown  # + the parameter in words
 
 
 def heatmap_names() -> set[str]:

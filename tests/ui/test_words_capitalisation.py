@@ -11,9 +11,10 @@ from ui.i18n import table
 
 MATH_WORDS = ("d_k", "d_v", "d_model", "softmax", "q·k", "e^", "T ", "T=", "x ")
 """Names written in lower case in the formulas themselves."""
-CONTINUATIONS = re.compile(r"^(reason\.|notice\.)|(_help|\.help|\.sep|_sep|\.hover_sep|_word)$")
-"""Keys left out: reasons and notices (they continue a sentence), help texts, separators, and ``*_word``: a word
-written inside another text, e.g. a mask mark's meaning in a hover label, "0 (may attend)"."""
+CONTINUATIONS = re.compile(r"^(reason\.|notice\.)|\.link\.|(_help|\.help|\.sep|_sep|\.hover_sep|_word)$")
+"""Keys left out: reasons and notices (they continue a sentence), a link parameter's words (``<lesson>.link.*``,
+inside a notice: "The link's value for the seed …"), help texts, separators, and ``*_word``: a word written inside
+another text, e.g. a mask mark's meaning in a hover label, "0 (may attend)"."""
 
 
 def label_keys(en: dict) -> list[str]:

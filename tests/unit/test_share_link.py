@@ -573,6 +573,8 @@ def test_every_notice_has_words_in_both_languages(params):
             key = f"notice.{n.code}"
             assert key in tab, key
             args = dict(n.args)
+            if n.code in ("bad_value", "rounded"):
+                args["name"] = tab.get(f"qkv.link.{args['param']}", args["param"])
             if n.code == "bad_value":
                 reason_key = f"reason.{args['reason']}"
                 assert reason_key in tab, reason_key
