@@ -107,12 +107,13 @@ async function draw(job, Plotly, streamlitTemplate) {
     } else {
       try {
         await Plotly.react(job.div, job.data, job.layout, job.config);
-        if (staleWidth(job.div)) await Plotly.relayout(job.div, { autosize: true });
       } catch (err) {
         console.warn("attention_lab.plot: redrawing from scratch", job.label, err);
         await afresh();
       }
     }
+    // (after a fresh draw too: newPlot measures the div when it starts, and the div may change width before it ends)
+    if (staleWidth(job.div)) await Plotly.relayout(job.div, { autosize: true });
     colourLabels(job.div);
     if (!job.div.__alColoured && job.div.on) {  // plotly's own redraws (a resize) colour the numbers its way again
       job.div.__alColoured = true;
@@ -231,13 +232,21 @@ function plotDiv(parent) {
     div.style.width = "100%";
     parent.prepend(div);  // before a row cell's caption, also when drawn anew (dispose)
     const state = { text: null, drawn: false, width: 0 };
-    state.resize = new ResizeObserver(() => {
-      const w = div.clientWidth;
-      if (state.drawn && w > 0 && w !== state.width) {
-        state.width = w;
-        window.Plotly.Plots.resize(div);
+    // A width change while a draw of this chart is under way waits for it (two plotly calls in one div at once: a
+    // resize during a fresh draw of another grid shape threw "Something went wrong with axis scaling", seen by
+    // tools/redraw_property.py, and left the chart at the width the draw began with: 300 px in a 600 px div).
+    const resize = () => {
+      if (state.pending) {
+        state.pending.then(resize);
+        return;
       }
-    });
+      const w = div.clientWidth;
+      if (!div.isConnected || !state.drawn || w <= 0 || (w === state.width && !staleWidth(div))) return;
+      state.width = w;
+      Promise.resolve(window.Plotly.Plots.resize(div))
+        .catch((err) => console.warn("attention_lab.plot: could not resize", err));
+    };
+    state.resize = new ResizeObserver(resize);
     state.resize.observe(div);
     div.__attentionLab = state;
   }
