@@ -799,8 +799,9 @@ def test_hostile_link_gives_warnings_and_the_default_lesson(page, page_errors, a
     shot(page, "06_hostile")
     assert_no_exception(page)
     texts = alerts(page)
-    assert any("「dk」" in a and "999" in a for a in texts), texts
-    assert any("「X」" in a and "3x4:nan" in a for a in texts), texts
+    # named in words and by key=value (ui.widgets.notice_text), the bounds said
+    assert any("d_k" in a and "「dk=999」" in a and "1 から 16" in a for a in texts), texts
+    assert any("「X=3x4:nan" in a for a in texts), texts
     assert any("zz" in a for a in texts), texts
     assert page.get_by_role("heading", name=TITLE_JA).is_visible()
     assert wait_chart(page, "qkv.fig.weights", weights_text(DOG_X, DOG_WQ, DOG_WK))[:3] == DOG_WEIGHTS_ROW0
@@ -816,8 +817,8 @@ def test_link_with_nan_and_inf_of_the_right_shape_is_refused(page, page_errors, 
     open_qkv(page, f"{app_server}/qkv?" + urlencode({"qkv": "2", "p": "dog", "X": x, "W_Q": w_q}))
     assert_no_exception(page)
     texts = alerts(page)
-    assert any("「X」" in a for a in texts), texts
-    assert any("「W_Q」" in a for a in texts), texts
+    assert any("「X=3x4:nan" in a for a in texts), texts
+    assert any("「W_Q=4x5:" in a for a in texts), texts
     assert wait_chart(page, "qkv.fig.weights", weights_text(DOG_X, DOG_WQ, DOG_WK))
     assert not any(c in ("NaN", "∞", "−∞") for c in sum(all_cells(page).values(), [])), all_cells(page)
     assert_no_page_errors(page_errors)
