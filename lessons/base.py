@@ -100,9 +100,6 @@ class Prediction:
             (``Page.reveals`` says no) until the answer is revealed.
         query: state → the query row (from 0) the page has chosen, the one the prediction asks about first; None:
             the first row.
-        key_names: state → one name per key, as the page calls them where ``array_labels`` has only numbers (the
-            books of /scaling): a user's text as typed, or (text key, {placeholder: value}) for words of the
-            language tables; None: the keys' labels of ``array_labels``.
         which: state → (text key, {placeholder: value}): words naming which weights are asked about, shown with the
             question (e.g. "head 2"), where the page offers several; None: the lesson's only weights.
     """
@@ -110,7 +107,6 @@ class Prediction:
     weights: str | Callable[[object], str]
     hides: tuple[str, ...]
     query: Callable[[object], int] | None = None
-    key_names: Callable[[object], Sequence[Label]] | None = None
     which: Callable[[object], tuple[str, dict]] | None = None
 
     def array(self, state) -> str:

@@ -182,7 +182,7 @@ def arrays(state: ScalingState) -> dict[str, np.ndarray]:
 
 
 def book_names(state: ScalingState) -> list[str | tuple[str, dict]]:
-    """Prediction.key_names: each book's title as typed, or its default title of the language tables."""
+    """Each book's title as typed, or its default title of the language tables (a (text key, args) label)."""
     return [title or (f"scaling.book.default_{i + 1}", {}) for i, title in enumerate(state.titles)]
 
 
@@ -298,8 +298,7 @@ TERMS = ("query_key_value", "dot_product", "scaling", "softmax", "dimension", "v
          "standard_deviation", "saturation", "argmax", "entropy", "natural_log", "temperature")
 
 LESSON = Lesson(plan=PLAN, terms=TERMS,
-                predict=Prediction(weights="weights", hides=("books", "mix", "temperature"),
-                                   key_names=book_names),
+                predict=Prediction(weights="weights", hides=("books", "mix", "temperature")),
                 key="scaling", icon=":material/tune:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, transitions=TRANSITIONS,
                 text_fields=("query", *(f"title.{i}" for i in range(N_BOOKS))), widest=widest_state,

@@ -81,7 +81,7 @@ def t(key: str, /, lang: str | None = None, **fmt) -> str:
 
 
 def label(x, lang: str | None = None) -> str:
-    """A label a lesson gives (``Lesson.array_labels``, ``Prediction.key_names``) as text: a ``str`` as it is (a
+    """A label a lesson gives (``Lesson.array_labels``) as text: a ``str`` as it is (a
     typed token, an index), a ``(text key, args)`` pair (a word of the language tables, e.g. a book's default title)
     in ``lang`` (default: the session's)."""
     if isinstance(x, tuple):

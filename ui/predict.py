@@ -168,8 +168,6 @@ def panel(page) -> None:
         labels = lesson.array_labels(page.state).get(lesson.predict.array(page.state), ((), ()))
         rows, keys = (labels[0], labels[0]) if np.ndim(raw) == 1 else labels
         rows, keys = [label(x) for x in rows], [label(x) for x in keys]
-        if lesson.predict.key_names is not None:
-            keys = [label(x) for x in lesson.predict.key_names(page.state)]
         shown = revealed(page)  # (first: it notices a change of setting since the reveal)
         if rec["again"] and not shown:
             st.caption(t("predict.again_said"))
@@ -214,8 +212,8 @@ def _ask(page, rec: dict, w: np.ndarray, rows: list[str], keys: list[str]) -> No
     next(c).slider(t("predict.share"), 0, 100, step=P.SHARE_STEP, key=sk, format="%d%%", on_change=_set,
                    args=(page, "share"))
     st.button(t("predict.reveal"), key=FIELD.format(lesson_key, "reveal"), type="primary",
-                   icon=":material/visibility:", disabled=g.key is None, on_click=_reveal, args=(page,),
-                   help=None if g.key is not None else t("predict.reveal_needs_key"))
+              icon=":material/visibility:", disabled=g.key is None, on_click=_reveal, args=(page,),
+              help=None if g.key is not None else t("predict.reveal_needs_key"))
 
 
 def verdict_text(v: P.Verdict, guess: P.Guess, rows: list[str], keys: list[str], one_query: bool) -> str:

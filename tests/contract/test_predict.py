@@ -190,9 +190,7 @@ def _keys_and_query(lesson, state, lang: str = "ja"):
     w = P.weight_rows(raw)
     labels = lesson.array_labels(state)[lesson.predict.array(state)]
     keys = labels[0] if np.ndim(raw) == 1 else labels[1]
-    keys = [table(lang)[x[0]].format(**x[1]) if isinstance(x, tuple) else x for x in keys]
-    if lesson.predict.key_names is not None:  # the page's names for the keys (words of the language tables)
-        keys = [x if isinstance(x, str) else table(lang)[x[0]].format(**x[1]) for x in lesson.predict.key_names(state)]
+    keys = [table(lang)[x[0]].format(**x[1]) if isinstance(x, tuple) else x for x in keys]  # words of the tables
     q = P.fit(P.Guess(lesson.predict.query(state) if lesson.predict.query else 0), w).query
     return w, [str(k) for k in keys], q
 

@@ -35,9 +35,8 @@ def test_a_predict_then_reveal_round(browser, app_server, i, lesson):
     raw = lesson.arrays(state)[lesson.predict.array(state)]
     w = P.weight_rows(raw)
     labels = lesson.array_labels(state)[lesson.predict.array(state)]
-    keys = [str(k) for k in (labels[0] if np.ndim(raw) == 1 else labels[1])]
-    if lesson.predict.key_names is not None:  # the page's names for the keys (words of the language tables)
-        keys = [x if isinstance(x, str) else t(x[0], lang=lang, **x[1]) for x in lesson.predict.key_names(state)]
+    keys = [x if isinstance(x, str) else t(x[0], lang=lang, **x[1])  # (text key, args): words of the tables
+            for x in (labels[0] if np.ndim(raw) == 1 else labels[1])]
     q = P.fit(P.Guess(lesson.predict.query(state) if lesson.predict.query else 0), w).query
     best = int(np.argmax(w[q]))
     context = browser.new_context(viewport={"width": 1280, "height": 900})

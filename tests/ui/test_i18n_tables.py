@@ -423,10 +423,10 @@ def test_f_string_keys_exist_for_every_expansion():
 
 
 def test_dynamic_keys_are_known():
-    """t(label) with a variable: draw.pipeline_strip's flow.* labels, and the key names and the "which" words a
-    lesson's prediction declares (``Prediction.key_names``, ``Prediction.which``: (text key, args) pairs, checked
-    here for every lesson's fixed states; ui.i18n.label puts such pairs, and those of ``Lesson.array_labels``, in
-    words: the latter are checked by tests/contract/test_array_labels.py)."""
+    """t(label) with a variable: draw.pipeline_strip's flow.* labels, and the "which" words a lesson's prediction
+    declares (``Prediction.which``: (text key, args) pairs, checked here for every lesson's fixed states);
+    ui.i18n.label puts the (text key, args) labels of ``Lesson.array_labels`` in words: those are checked by
+    tests/contract/test_array_labels.py."""
     flow = set(re.findall(r"\"(flow\.\w+)\"", (ROOT / "ui" / "draw.py").read_text(encoding="utf-8")))
     assert flow, "pipeline strip labels not found"
     for lang in LANGS:
@@ -444,13 +444,6 @@ def test_dynamic_keys_are_known():
                 for lang in LANGS:
                     assert table(lang).get(key, "").strip(), (lesson.key, key, lang)
                     table(lang)[key].format(**args)
-        if lesson.predict is None or lesson.predict.key_names is None:
-            continue
-        for name in lesson.predict.key_names(lesson.default_state()):
-            if not isinstance(name, str):
-                for lang in LANGS:
-                    assert table(lang).get(name[0], "").strip(), (lesson.key, name[0], lang)
-                    table(lang)[name[0]].format(**name[1])
 
 
 def test_keyword_arguments_fill_every_placeholder():
