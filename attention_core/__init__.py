@@ -4,7 +4,8 @@ Letters: n_q query tokens, n_k key/value tokens, d_model (d_model_kv: the key/va
 head), h = n_heads. Arrays are float64; masks are boolean, True = may attend. Each function's docstring gives its
 shapes, errors and source (Vaswani et al. 2017, "Attention Is All You Need").
 
-- attention.py: ``softmax``, ``scaled_dot_product_attention(Q, K, V, mask=None, scale=None) -> AttentionSteps``
+- attention.py: ``softmax``, ``softmax_exact`` (which weights are exactly 0 or 1),
+  ``scaled_dot_product_attention(Q, K, V, mask=None, scale=None) -> AttentionSteps``
   (Q (n_q, d_k), K (n_k, d_k), V (n_k, d_v); n_q != n_k and a rectangular mask are fine), ``causal_mask``,
   ``padding_mask``.
 - projection.py: ``project_qkv(X, W_Q, W_K, W_V)`` (self-attention) and ``project_cross(X_q, X_kv, W_Q, W_K, W_V)``
@@ -18,7 +19,7 @@ shapes, errors and source (Vaswani et al. 2017, "Attention Is All You Need").
 
 Seeded example numbers are not here: they are a teaching choice of the lessons (lessons/seeded.py).
 """
-from .attention import AttentionSteps, causal_mask, padding_mask, scaled_dot_product_attention, softmax
+from .attention import AttentionSteps, causal_mask, padding_mask, scaled_dot_product_attention, softmax, softmax_exact
 from .multihead import MultiHeadSteps, merge_heads, multi_head_attention, split_heads
 from .positional import apply_rope, rope_angles, sinusoidal_positional_encoding
 from .projection import project_cross, project_qkv
@@ -26,5 +27,5 @@ from .projection import project_cross, project_qkv
 __all__ = [
     "AttentionSteps", "MultiHeadSteps", "apply_rope", "causal_mask", "merge_heads", "multi_head_attention",
     "padding_mask", "project_cross", "project_qkv", "rope_angles", "scaled_dot_product_attention",
-    "sinusoidal_positional_encoding", "softmax", "split_heads",
+    "sinusoidal_positional_encoding", "softmax", "softmax_exact", "split_heads",
 ]

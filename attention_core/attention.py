@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["AttentionSteps", "softmax", "scaled_dot_product_attention", "causal_mask", "padding_mask"]
+__all__ = ["AttentionSteps", "softmax", "softmax_exact", "scaled_dot_product_attention", "causal_mask", "padding_mask"]
 
 
 def _as_matrix(name: str, a) -> np.ndarray:
@@ -54,6 +54,22 @@ def softmax(x, axis: int = -1) -> np.ndarray:
         e = np.exp(shifted)  # exp(-inf) = 0
     total = np.sum(e, axis=axis, keepdims=True)
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def softmax_exact(scores) -> np.ndarray:
+    """Which softmax weights of (scaled) scores are exactly 0 or 1 in exact arithmetic: a masked key's (score −∞)
+    is exactly 0, and the one key left when all others are masked gets exactly 1. Every other weight lies strictly
+    between 0 and 1, even where floating point stores it as 0.0 or 1.0 (e^−800 underflows).
+
+    Args:
+        scores: (n,) or (..., n) float; each row along the last axis; −∞ (or any non-finite value) is masked.
+
+    Returns:
+        bool array of the same shape.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    masked = ~np.isfinite(s)
+    return masked | (masked.sum(axis=-1, keepdims=True) >= s.shape[-1] - 1)
 
 
 @dataclass(frozen=True)

@@ -87,8 +87,7 @@ def inputs_section(page: runtime.Page) -> None:
     state = page.state
     labels = _labels(state)
     name, i, j = lesson.LESSON.picked_cell(state)
-    widgets.cell_slider(page, state.mats[name], name, i, j,
-                        lambda *cell: page.apply(lesson.with_cell, *cell, place=LIVE))
+    widgets.cell_slider(page, state.mats[name], name, i, j, lesson.with_cell, place=LIVE)
     if not page.reveals("inputs"):
         return
     ranges = lesson.LESSON.ranges(state)

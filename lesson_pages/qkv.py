@@ -84,8 +84,7 @@ def inputs_section(page: runtime.Page) -> None:
     names = lesson.active_matrices(state.mode)
     labels = _labels(state)
     name, i, j = lesson.LESSON.picked_cell(state)
-    widgets.cell_slider(page, state.mats[name], name, i, j,
-                        lambda *cell: page.apply(lesson.with_cell, *cell, place=LIVE))
+    widgets.cell_slider(page, state.mats[name], name, i, j, lesson.with_cell, place=LIVE)
     if not page.reveals(*_input_stages(state)):
         return
     ranges = lesson.LESSON.ranges(state)

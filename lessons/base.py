@@ -215,6 +215,14 @@ class Lesson:
             their links).
         terms: the glossary terms (keys of ``assets/i18n/*.glossary.toml``) the lesson's words use, in the order a
             student meets them (ui/plan.py explains them in a fold).
+        preview: state → {chart key: the matrix the page's keyed heatmap of that key shows in ``state``}, for every
+            keyed heatmap the page can draw; a weights heatmap's entry is ``(weights, exact)`` with ``exact`` which
+            weights are exactly 0 or 1 (:func:`attention_core.softmax_exact` of the scaled scores), as the page
+            passes it. While a slider is dragged, the server computes these for the slider's nearby values and the
+            browser shows them as the thumb moves (ui/preview.py, issue 18); the server's run on release stays the
+            truth. tests/contract/test_preview.py checks, for every lesson, that the page draws no keyed heatmap
+            the declaration leaves out and that each declared matrix equals the drawn one. None: no heatmap follows
+            a drag before the run for the thumb's value (a lesson without heatmaps).
     """
 
     key: str
@@ -241,6 +249,7 @@ class Lesson:
     predict: Prediction | None = None
     plan: tuple[Question, ...] = ()
     terms: tuple[str, ...] = ()
+    preview: Callable[[object], Mapping[str, np.ndarray | tuple[np.ndarray, np.ndarray]]] | None = None
 
     def __post_init__(self):
         if not self.key.isascii() or not self.key.isidentifier() or self.key != self.key.lower():

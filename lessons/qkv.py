@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from attention_core import AttentionSteps, causal_mask, project_qkv, scaled_dot_product_attention
+from attention_core import AttentionSteps, causal_mask, project_qkv, scaled_dot_product_attention, softmax_exact
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import code as script_code
@@ -411,6 +411,21 @@ def arrays(state: QKVState) -> dict[str, np.ndarray]:
     return out
 
 
+def preview(state: QKVState) -> dict[str, np.ndarray | tuple[np.ndarray, np.ndarray]]:
+    """The matrix each keyed heatmap of the page shows (``Lesson.preview``): the active inputs, Q, K, V, the scores,
+    the scaled scores (the scores times 1/√d_k, before any mask), the masked scaled scores, the weights (with which
+    are exactly 0 or 1) and the output."""
+    out: dict = {f"qkv.fig.{name}": state.mats[name] for name in active_matrices(state.mode)}
+    res = compute(state)
+    if res is None:
+        return out
+    s = res.steps
+    out.update({"qkv.fig.Q_out": res.Q, "qkv.fig.K_out": res.K, "qkv.fig.V_out": res.V, "qkv.fig.scores": s.scores,
+                "qkv.fig.scaled": s.scores * s.scale, "qkv.fig.masked": s.scaled_scores,
+                "qkv.fig.weights": (s.weights, softmax_exact(s.scaled_scores)), "qkv.fig.out": s.output})
+    return out
+
+
 def _dims(n: int) -> list[str]:
     return [str(j + 1) for j in range(n)]
 
@@ -601,7 +616,7 @@ TERMS = ("token", "morphological_analysis", "embedding", "vector", "matrix", "di
          "query_key_value", "self_attention", "dot_product", "transpose", "scaling", "softmax", "attention_weights",
          "causal_mask", "decoder")
 
-LESSON = Lesson(plan=PLAN, terms=TERMS,
+LESSON = Lesson(plan=PLAN, terms=TERMS, preview=preview,
                 predict=Prediction(weights="weights", hides=("softmax", "output"), query=lambda s: s.query),
                 key="qkv", icon=":material/calculate:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,

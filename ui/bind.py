@@ -67,7 +67,7 @@ def control(page: Page, factory: Callable, name: str, label: str, *, value, appl
 
     if is_slider:
         return drag.slider(factory, label, key=key, value=value, on_change=changed,
-                           relay=lambda v: page.apply(apply, v, place=place), **kwargs)
+                           relay=lambda v: page.apply(apply, v, place=place), transition=apply, **kwargs)
     return factory(label, key=key, on_change=changed, **kwargs)
 
 

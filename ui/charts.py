@@ -17,7 +17,7 @@ from _plotly_utils.utils import to_typed_array_spec
 from plotly.basedatatypes import BasePlotlyType
 
 from . import figures as F
-from . import numbers, plot_component, present, scheme
+from . import numbers, plot_component, present, preview, scheme
 from .i18n import current_lang, t
 
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
@@ -365,13 +365,19 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
             tuple(F.frame_rows(highlight_rows)), None if zmax is None else float(zmax), slot_width(), notes,
             (int(blocks[0]), int(blocks[1])), present.on(), scheme.current(), cell_px)
     template = pio.templates.default
-    cached = template is None or isinstance(template, str)
     E = None if exact is None or not weights else np.ascontiguousarray(exact, dtype=bool)
-    if cached:
-        ready = _heatmap_ready_cached(template, A.tobytes(), A.shape, None if E is None else E.tobytes(), *args)
-    else:  # a Template object as plotly's default is not hashable: built every time
-        ready = _heatmap_ready(A, *args, exact=E)
-    _plot(ready, key, first=weights, reused=cached, caption=caption)
+    ready = ready_heatmap(template, A, E, args)
+    preview.record(key, A, E, template, args, ready)  # what a drag's frames are built from (ui/preview.py)
+    _plot(ready, key, first=weights, reused=template is None or isinstance(template, str), caption=caption)
+
+
+def ready_heatmap(template, A: np.ndarray, E: np.ndarray | None, args: tuple) -> dict:
+    """The ready figure of heatmap ``A`` (float64, C order) with ``E`` (which weights are exact, or None) and
+    show_heatmap's other arguments ``args``, from the cache when plotly's default ``template`` is a name (a Template
+    object is not hashable: built every time)."""
+    if template is None or isinstance(template, str):
+        return _heatmap_ready_cached(template, A.tobytes(), A.shape, None if E is None else E.tobytes(), *args)
+    return _heatmap_ready(A, *args, exact=E)
 
 
 def show_mask(name: str, mask, rows, cols, *, additive: bool = False, title: str | None = None,

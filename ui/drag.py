@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from . import echo
+from . import echo, preview
 
 DRAG_KEY = "frame.drag"  # the relay's widget key (its trigger "drag")
 SLIDERS = "_drag_sliders"
@@ -47,6 +47,14 @@ RELAYED = "_drag_relayed"
 DRAG_JS = """
 export default function ({ parentElement, setTriggerValue, data }) {
   const R = window.__attentionLabDrag || (window.__attentionLabDrag = install());
+  if (data && data.f) {  // the frames element (mount_frames): a drag's frames, for the drag that asked for them
+    const d = R.drag;
+    if (data.frames && d && data.frames.s >= d.asked && sameKeys(data.frames.keys, d.keys)) {
+      R.frames = data.frames;
+      R.frames.decoded = new Map();
+    }
+    return () => {};
+  }
   R.senders.set(parentElement, setTriggerValue);
   // the server drew this relay in a run that had applied value number data.s: the run for the value in flight
   // has begun, so the next "at rest" is its end
@@ -55,8 +63,30 @@ export default function ({ parentElement, setTriggerValue, data }) {
   return () => { if (R.senders.get(parentElement) === setTriggerValue) R.senders.delete(parentElement); };
 }
 const LIVE = '[class*="st-key-al-live-"]';  // a live fragment's container (ui.runtime.Page.live)
+const sameKeys = (a, b) => Array.isArray(a) && Array.isArray(b) && a.length === b.length
+  && a.every((k, i) => k === b[i]);
+const cssKey = (key) => `st-key-${String(key).replace(/[^a-zA-Z0-9_-]/g, "-")}`;
+// The frame of the thumb's value (ui/preview.py): its index in R.frames, or -1.
+function frameOf(R, d, value) {
+  const f = R.frames;
+  if (!f || !sameKeys(f.keys, d.keys)) return -1;
+  const v = Number(value);
+  return f.values.findIndex((x) => Math.abs(x - v) <= 1e-7 * Math.max(1, Math.abs(x)));
+}
+// Frame k's cells written into every chart it has (plot.js's window.__attentionLabPreview). False when a chart of it
+// is not on the page as drawn (then the drag goes on through the server's runs).
+function showFrame(R, k) {
+  const f = R.frames;
+  const show = window.__attentionLabPreview;
+  if (!show) return false;
+  for (const c of f.charts) {
+    const div = document.querySelector(`.${cssKey(c.key)} .al-plot`);
+    if (!div || !show(div, c, k)) return false;
+  }
+  return true;
+}
 function install() {
-  const R = { senders: new Map(), drag: null, seq: 0 };
+  const R = { senders: new Map(), drag: null, seq: 0, frames: null };
   // The relay that reruns what the slider's own move reruns: the one in the slider's innermost live fragment, or,
   // for a slider outside any, the frame's (a whole-app rerun).
   function senderFor(slider) {
@@ -74,12 +104,14 @@ function install() {
     const app = document.querySelector('[data-testid="stApp"]');
     return app ? app.getAttribute("data-test-script-state") : "notRunning";
   };
+  const busy = () => state() !== "notRunning" || (window.__attentionLabStats && window.__attentionLabStats.busy);
   function post(d, value, done) {
     if (!d.send) return;
     R.seq += 1;
     d.seqSent = R.seq;
     d.acked = false;
-    d.send("drag", { k: d.keys, v: Number(value), f: Number(d.from), s: R.seq, d: done ? 1 : 0 });
+    if (!done) d.asked = R.seq;  // the frames around this value are asked for with it
+    d.send("drag", { k: d.keys, v: Number(value), f: Number(d.from), s: R.seq, d: done ? 1 : 0, p: done ? 0 : 1 });
   }
   function frame() {
     const d = R.drag;
@@ -90,8 +122,12 @@ function install() {
       else if (d.seenRun || d.acked || now - d.sentAt > 1000) d.inflight = false;
     }
     const value = d.input.value;
-    if (!d.inflight && st === "notRunning" && value !== d.last) {
-      d.last = value; d.sent = true; d.inflight = true; d.seenRun = false; d.sentAt = now;
+    const k = frameOf(R, d, value);
+    if (k >= 0) {  // the server's numbers for this value are here: shown on this animation frame, nothing sent
+      if (busy()) d.shown = null;  // a run or a chart's redraw under way: its charts may come after the patch
+      else if (d.shown !== value && showFrame(R, k)) { d.shown = value; d.last = value; }
+    } else if (!d.inflight && st === "notRunning" && value !== d.last) {
+      d.last = value; d.sent = true; d.inflight = true; d.seenRun = false; d.sentAt = now; d.shown = null;
       post(d, value, false);
     }
     d.raf = requestAnimationFrame(frame);
@@ -104,8 +140,11 @@ function install() {
     const keys = [...box.classList].filter((c) => c.startsWith("st-key-"));
     if (!keys.length) return;
     if (R.drag) cancelAnimationFrame(R.drag.raf);
-    R.drag = { input, keys, from: input.value, last: input.value, sent: false, inflight: false,
-               send: senderFor(slider), seqSent: 0, acked: false };
+    R.frames = null;  // frames of an earlier drag may be of another state
+    R.drag = { input, keys, from: input.value, last: input.value, sent: false, inflight: true, seenRun: false,
+               sentAt: performance.now(), send: senderFor(slider), seqSent: 0, acked: false, asked: Infinity,
+               shown: input.value };
+    post(R.drag, input.value, false);  // asks for the frames around the value the drag starts from
     R.drag.raf = requestAnimationFrame(frame);
   }, true);
   const end = () => {
@@ -113,9 +152,13 @@ function install() {
     if (!d) return;
     R.drag = null;
     cancelAnimationFrame(d.raf);
-    // where the thumb came to rest, after the slider's own release value (see the module docstring)
+    // where the thumb came to rest, after the slider's own release value (see the module docstring); its frame
+    // shown too, so that the screen has its numbers even when the run brings no chart that changed
     requestAnimationFrame(() => requestAnimationFrame(() => {
-      if (d.sent || d.input.value !== d.from) post(d, d.input.value, true);
+      const k = frameOf(R, d, d.input.value);
+      if (k >= 0) showFrame(R, k);
+      R.frames = null;
+      post(d, d.input.value, true);  // (always: the drag's first message asked for frames and set a relayed value)
     }));
   };
   window.addEventListener("pointerup", end, true);
@@ -134,13 +177,17 @@ def css_class(key: str) -> str:
 @dataclass(frozen=True)
 class _Bound:
     """A drawn slider as the relay sees it: its widget key, what a relayed value is applied with, and its values:
-    ``options`` (a select_slider: the value is an index into them) or ``lo``..``hi`` (``integer``: an int slider)."""
+    ``options`` (a select_slider: the value is an index into them) or ``lo``..``hi`` by ``step`` (``integer``: an
+    int slider); ``transition``: (state, value) → the state the value makes (pure; None: unknown), for the frames of
+    a drag (ui/preview.py)."""
     key: str
     relay: Callable[[object], None]
     options: tuple | None
     lo: float | None
     hi: float | None
     integer: bool
+    step: float | None = None
+    transition: Callable[[object, object], object] | None = None
 
     def read(self, raw) -> object | None:
         """A number from the browser as this slider's value; None when it is not one (not finite, out of range,
@@ -189,18 +236,20 @@ def sync(key: str, value) -> None:
 # (docs/load.md). Streamlit's warning about a widget given both a value and a session value is turned off for this
 # in .streamlit/config.toml (global.disableWidgetStateDuplicationWarning).
 def slider(factory: Callable, label: str, *, key: str, value, on_change: Callable[[], None],
-           relay: Callable[[object], None], **kwargs):
+           relay: Callable[[object], None], transition: Callable[[object, object], object] | None = None,
+           **kwargs):
     """Draw ``factory(label, key=key, value=value, on_change=…, **kwargs)`` — st.slider or st.select_slider, or a
     column's — showing ``value``. ``on_change()`` runs when the slider sends a new value (it reads
     ``st.session_state[key]``); ``relay(v)`` applies a value the thumb passes during a mouse drag (the same value
-    type as the slider's). Returns the widget's value."""
+    type as the slider's); ``transition(state, v)``: the lesson state ``v`` makes, without making it (pure), so the
+    page's heatmaps can follow a drag before the run for each value (ui/preview.py). Returns the widget's value."""
     sync(key, value)
     options = kwargs.get("options")
-    lo, hi = kwargs.get("min_value"), kwargs.get("max_value")
+    lo, hi, step = kwargs.get("min_value"), kwargs.get("max_value"), kwargs.get("step")
     st.session_state.setdefault(SLIDERS, {})[css_class(key)] = _Bound(
         key, relay, None if options is None else tuple(options),
         None if lo is None else float(lo), None if hi is None else float(hi),
-        isinstance(value, int) and not isinstance(value, bool))
+        isinstance(value, int) and not isinstance(value, bool), None if step is None else float(step), transition)
 
     def changed() -> None:
         if echo.stale(key, same):
@@ -236,13 +285,43 @@ def _on_drag(relay_key: str) -> None:
     elif same(st.session_state[bound.key], start):
         relayed[bound.key] = (start, value)
         bound.relay(value)
+        if msg.get("p") and isinstance(msg.get("s"), int):  # the frames around this value asked for (ui/preview.py)
+            st.session_state.setdefault(preview.REQUEST, {})[relay_key] = {
+                "css": css_class(bound.key), "k": msg["k"], "v": float(msg["v"]), "s": msg["s"]}
 
 
 # A relay's element takes no room: without this its (empty) element container added a 16 px gap to the sidebar.
 # (Two lines: Streamlit takes a one-line string with "[" or "*" in it for a file path.)
 LIVE_PREFIX = "al-drag."  # the keys of the relays in live fragments
 SEEN = "_drag_seen:"  # + a relay's key: the sequence number of the last value it relayed (sent back as its data)
-HIDE_CSS = "." + css_class(DRAG_KEY) + ",\n" + '[class*="' + css_class(LIVE_PREFIX) + '"] { display: none; }'
+HIDE_CSS = ("." + css_class(DRAG_KEY) + ",\n" + "." + css_class(DRAG_KEY + ".frames") + ",\n" + '[class*="'
+            + css_class(LIVE_PREFIX) + '"] { display: none; }')
+
+
+def relay_key(scope: str | None = None) -> str:
+    """The widget key of the frame's relay (``scope`` None) or of the relay of live fragment ``scope``."""
+    return DRAG_KEY if scope is None else LIVE_PREFIX + scope
+
+
+def mount_frames(page, scope: str | None, drawn: dict) -> None:
+    """At the end of a scope's run (the live fragment ``scope``, or the whole page for None): the frames a drag in
+    it asked for (ui/preview.py), built from the keyed heatmaps the run drew (``drawn``), as the data of a hidden
+    element (no frames: ``{"f": 1}``). Keeps the drawn heatmaps and the frames for the tests (``preview.LAST``,
+    ``preview.BUILT``)."""
+    key = relay_key(scope)
+    st.session_state[preview.LAST] = drawn
+    data: dict = {"f": 1}
+    request = st.session_state.get(preview.REQUEST, {}).pop(key, None)
+    bound = st.session_state.get(SLIDERS, {}).get(request["css"]) if request else None
+    if bound is not None:
+        built = st.session_state[preview.BUILT] = preview.frames(page, bound, request["v"], drawn)
+        if built is not None:
+            data["frames"] = {**built, "s": request["s"], "keys": request["k"]}
+    st.components.v2.component("attention_lab.drag", js=DRAG_JS, css=HIDE_CSS, isolate_styles=False)(
+        key=key + FRAMES_SUFFIX, data=data, width="stretch", height="content")
+
+
+FRAMES_SUFFIX = ".frames"
 
 
 def mount(scope: str | None = None) -> None:
@@ -251,7 +330,7 @@ def mount(scope: str | None = None) -> None:
     in that fragment's container: a value it relays reruns that fragment only, as the slider's own key press does.
     Its data is the sequence number of the last value it relayed: the browser learns from it that the run for that
     value has begun, so it sends the next one as soon as that run ends (issue 18)."""
-    key = DRAG_KEY if scope is None else LIVE_PREFIX + scope
+    key = relay_key(scope)
     st.components.v2.component("attention_lab.drag", js=DRAG_JS, css=HIDE_CSS, isolate_styles=False)(
         key=key, data={"s": st.session_state.get(SEEN + key, 0)}, on_drag_change=lambda: _on_drag(key),
         width="stretch", height="content")

@@ -24,6 +24,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from attention_core.attention import softmax_exact as _softmax_exact
+
 MINUS = "\u2212"
 
 CELL_LARGE = 1e4
@@ -177,14 +179,9 @@ def factor(text: str) -> str:
 
 
 def softmax_exact(scores) -> np.ndarray:
-    """Which softmax weights of one row of (scaled) scores are exactly 0 or 1 in exact arithmetic: a masked key's
-    (score −∞) is exactly 0, and the one key left when all others are masked gets exactly 1. Every other weight lies
-    strictly between 0 and 1, even where floating point stores it as 0.0 or 1.0: pass ``exact=`` this to
-    :func:`prob` / :func:`percent` / :func:`cell`. scores: (n,) float, or (..., n): each row along the last axis;
-    returns bool of the same shape."""
-    s = np.asarray(scores, dtype=np.float64)
-    masked = ~np.isfinite(s)
-    return masked | (masked.sum(axis=-1, keepdims=True) >= s.shape[-1] - 1)
+    """Which softmax weights of (scaled) scores are exactly 0 or 1 (:func:`attention_core.softmax_exact`): pass
+    ``exact=`` this to :func:`prob` / :func:`percent` / :func:`cell`."""
+    return _softmax_exact(scores)
 
 
 # ---- charts: heatmap cells, value labels, colour-bar ticks -------------------------------------------------------

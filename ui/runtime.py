@@ -32,7 +32,7 @@ from lessons import Lesson
 from lessons.cells import Refusal
 from lessons.link import owner as link_owner
 
-from . import compare, drag, exports, plan, predict, present, scheme, viewport
+from . import compare, drag, exports, plan, predict, present, preview, scheme, viewport
 from .i18n import DEFAULT_LANG, t
 from .widgets import network_ip as widgets_network_ip
 from .widgets import show_notices
@@ -109,6 +109,15 @@ class Page:
         """Start the lesson afresh: its default state (the way out of a page that failed to draw)."""
         self.state = self.lesson.default_state()
 
+    def moved(self, state, transition: Callable, *args, **kwargs):
+        """``transition(state, *args, **kwargs)`` as :meth:`apply` makes it the page's state, without making it so:
+        the cell picker's choice (``Lesson.cell_matrices``) kept inside the new state's matrices. Raises what the
+        transition raises (a :class:`~lessons.cells.Refusal`)."""
+        new = transition(state, *args, **kwargs)
+        if self.lesson.cell_matrices is not None and getattr(new, "cell", None) is not None:
+            new = self.lesson.with_picked_cell(new, *self.lesson.picked_cell(new))
+        return new
+
     def apply(self, transition: Callable, *args, place: str = "top", **kwargs) -> bool:
         """state = transition(state, *args, **kwargs). A :class:`~lessons.cells.Refusal` leaves the state as it
         was and becomes a ``value_refused`` notice at ``place``; any other error (a defect: transitions raise only
@@ -116,9 +125,7 @@ class Page:
         picker's choice (``Lesson.cell_matrices``) is kept inside the new state's matrices, as the picker shows it.
         Returns True when the state changed."""
         try:
-            new = transition(self.state, *args, **kwargs)
-            if self.lesson.cell_matrices is not None and getattr(new, "cell", None) is not None:
-                new = self.lesson.with_picked_cell(new, *self.lesson.picked_cell(new))
+            new = self.moved(self.state, transition, *args, **kwargs)
         except Refusal as e:
             self.notify("value_refused", {"reason": t(f"reason.{e.code}", **e.args_)}, place=place)
             return False
@@ -235,7 +242,9 @@ def _live_body(page: Page, body: Callable[[Page], None]) -> None:
     viewport.apply()  # a fragment's run lays its charts out for the main column too
     with st.container(key=f"al-live-{page.lesson.key}-{name}"):
         drag.mount(f"{page.lesson.key}.{name}")
-        guarded(page, lambda p: (p.publish(), body(p)), where=name)
+        with preview.scope() as drawn:  # the heatmaps a drag in this fragment may follow (ui/preview.py)
+            guarded(page, lambda p: (p.publish(), body(p)), where=name)
+        drag.mount_frames(page, f"{page.lesson.key}.{name}", drawn)
 
 
 _live_fragment = st.fragment(_live_body)
@@ -298,8 +307,10 @@ def run(lesson_key: str, render: Callable[[Page], None]) -> None:
     guarded(page, predict.panel, where="predict")
     if not present.on():
         guarded(page, compare.panel, where="compare")
-    guarded(page, render, where="render")
+    with preview.scope() as drawn:  # the heatmaps a drag of a slider outside any live fragment may follow
+        guarded(page, render, where="render")
     if not present.on():
         guarded(page, plan.panel, where="plan")
         guarded(page, exports.panel, where="file")
     page.publish()
+    drag.mount_frames(page, None, drawn)

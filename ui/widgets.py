@@ -374,10 +374,12 @@ def cell_slider_key(key: str, name: str, i: int, j: int) -> str:
     return f"{key}:v:{name}:{i}:{j}"
 
 
-def cell_slider(page, M: np.ndarray, name: str, i: int, j: int, commit: Callable[[str, int, int, float], None],
-                *, limit: float = 5.0, control: str = "cell") -> None:
-    """A slider for cell (i, j) of matrix ``name`` (its current values ``M``): ``commit(name, i, j, value)`` is
-    called on every move. The range is ±limit, widened to take in the current value. The slider sits in a container
+def cell_slider(page, M: np.ndarray, name: str, i: int, j: int, apply: Callable, *, place: str = "top",
+                limit: float = 5.0, control: str = "cell") -> None:
+    """A slider for cell (i, j) of matrix ``name`` (its current values ``M``): every move makes
+    ``apply(state, name, i, j, value)`` the page's state (``page.apply``: a refusal is a notice at ``place``), and
+    a drag's frames are built with it (ui/preview.py). The range is ±limit, widened to take in the current value.
+    The slider sits in a container
     keyed ``<key>:v`` (``key`` = ``page.key(control)``; the element's CSS class ``st-key-<key>-v`` whatever the
     cell); its own key is :func:`cell_slider_key`. Not drawn in presentation mode unless the lesson keeps
     ``control`` (:meth:`ui.runtime.Page.keeps`)."""
@@ -390,8 +392,9 @@ def cell_slider(page, M: np.ndarray, name: str, i: int, j: int, commit: Callable
     with st.container(key=f"{key}:v"):
         drag.slider(st.slider, t("cell.value", matrix=name, row=i + 1, col=j + 1), key=widget, value=v,
                     min_value=float(lo), max_value=float(hi), step=0.1, help=t("cell.help"),
-                    on_change=lambda: commit(name, i, j, st.session_state[widget]),
-                    relay=lambda x: commit(name, i, j, x))
+                    on_change=lambda: page.apply(apply, name, i, j, st.session_state[widget], place=place),
+                    relay=lambda x: page.apply(apply, name, i, j, x, place=place),
+                    transition=lambda state, x: apply(state, name, i, j, x))
 
 
 # ---- notices and share link --------------------------------------------------------------------------------------

@@ -120,6 +120,7 @@ async function draw(job, Plotly, streamlitTemplate) {
       job.div.on("plotly_afterplot", () => colourLabels(job.div));
     }
     job.state.drawn = true;
+    job.state.config = job.config;
     job.state.frame = job.frame;
     job.state.structure = job.structure;
     stats.drawn += 1;
@@ -150,6 +151,62 @@ function run(job, Plotly, streamlitTemplate) {
   drawing.finally(() => { if (state.pending === drawing) state.pending = null; });
   return drawing;
 }
+
+// ---- a drag's frames (ui/preview.py; shown by the relay in ui/drag.py) -----------------------------------------
+// While a slider is dragged, the server's numbers for the thumb's nearby values are here already (each frame a
+// chart's cells: z as float32, the cells' texts, the hover's value texts, for a frame the server checked is the
+// drawn chart's but for its cells). A frame is written into the drawn chart by patch.js, or, where patch.js cannot
+// (a heatmap with blank, masked cells), by Plotly.react with the drawn layout. The element then forgets the payload
+// it was drawn from: the server's next figure for it is drawn even when it is that same payload (a drag that ends
+// where it began).
+function frameTrace(div, c, k) {
+  const base = div.data && div.data[0];
+  if (!base || !Array.isArray(c.shape) || typeof c.z[k] !== "string") return null;
+  const [r, n] = c.shape;
+  const bytes = Uint8Array.from(atob(c.z[k]), (ch) => ch.charCodeAt(0));
+  const flat = new Float32Array(bytes.buffer);
+  const texts = c.text[k];
+  const hover = c.hover[k] || texts;
+  if (flat.length !== r * n || !Array.isArray(texts) || texts.length !== r * n) return null;
+  const z = [];
+  const text = [];
+  for (let i = 0; i < r; i++) {
+    z.push(Array.from(flat.subarray(i * n, (i + 1) * n)));
+    text.push(texts.slice(i * n, (i + 1) * n));
+  }
+  let { customdata } = base;
+  if (Array.isArray(customdata) && customdata.length === r) {
+    customdata = customdata.map((row, i) => row.map((cd, j) => (Array.isArray(cd) && cd.length === 3
+      ? [cd[0], cd[1], hover[i * n + j]] : cd)));
+  }
+  return { ...base, z, text, customdata };
+}
+
+function forget(div) {
+  div.__attentionLab.text = null;
+  for (let el = div.parentElement; el; el = el.parentElement) {
+    if ("__attentionLabText" in el) {
+      el.__attentionLabText = null;
+      return;
+    }
+  }
+}
+
+window.__attentionLabPreview = (div, chart, k) => {
+  const state = div.__attentionLab;
+  if (!state || !state.drawn || state.pending || !window.Plotly) return false;
+  const trace = frameTrace(div, chart, k);
+  if (!trace) return false;
+  forget(div);
+  stats.previewed = (stats.previewed || 0) + 1;
+  if (patchHeatmap(div, [trace])) return true;
+  const drawing = Promise.resolve(window.Plotly.react(div, [trace], div.layout, state.config))
+    .then(() => colourLabels(div))
+    .catch((err) => console.warn("attention_lab.plot: could not show a drag's frame", err));
+  state.pending = drawing;
+  drawing.finally(() => { if (state.pending === drawing) state.pending = null; });
+  return true;
+};
 
 // ---- the redraw queue (one per page: the module is evaluated once) ---------------------------------------------
 const queue = new Map();  // plot div → its latest figure not drawn yet

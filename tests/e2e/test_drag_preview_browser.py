@@ -1,0 +1,78 @@
+"""The heatmaps follow a mouse drag at the screen's pace, from the server's frames, with no run per thumb position
+(ui/preview.py, issue 18).
+
+/qkv, default state: the one-cell slider edits X's first cell, so X's first heatmap cell must read the thumb's value
+(an oracle independent of the frames: the number the student is dragging). The pointer goes down on the thumb, the
+frames arrive, then the thumb is moved one step at a time, 100 ms apart (10 a second): after each move X's cell
+shows the thumb's value within those 100 ms, and no run of the app happened during the moves (the frames did it).
+After the release the page equals a fresh load of its own link.
+"""
+from __future__ import annotations
+
+from .helpers import assert_no_exception, assert_no_page_errors
+from .test_slider_keys_browser import PAGE_JS, SLIDERS, at_rest, numbers, sliders_at_rest
+
+CELL = ".st-key-qkv-cell-v input[type=range]"
+X_FIRST = "() => { const t = document.querySelector('.st-key-qkv-fig-X .heatmap-label text'); " \
+          "return t ? t.textContent : null; }"
+RUNS = """() => { window.__alRuns = 0; const app = document.querySelector('[data-testid="stApp"]');
+  if (window.__alRunObs) window.__alRunObs.disconnect();
+  window.__alRunObs = new MutationObserver(() => {
+    if (app.getAttribute('data-test-script-state') === 'running') window.__alRuns += 1; });
+  window.__alRunObs.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']}); }"""
+STEP_MS = 100
+MOVES = 6
+
+
+def as_number(text: str) -> float:
+    return float(text.replace("−", "-"))
+
+
+def test_heatmaps_follow_a_drag_without_a_run_per_value(browser, page, page_errors, app_server):
+    page.goto(f"{app_server}/qkv")
+    sliders_at_rest(page, "qkv")
+    inp = page.locator(CELL)
+    inp.scroll_into_view_if_needed()
+    lo, hi, step, v0 = numbers(inp)
+    assert as_number(page.evaluate(X_FIRST)) == v0
+    knob = inp.locator("xpath=../..").bounding_box()
+    track = inp.locator("xpath=../../..").bounding_box()
+    x0, y0 = knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2
+    px = step / (hi - lo) * track["width"]
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.wait_for_function("() => { const R = window.__attentionLabDrag; return !!(R && R.frames); }", timeout=10_000)
+    at_rest(page)
+    page.evaluate(RUNS)
+    seen = []
+    for k in range(1, MOVES + 1):
+        page.mouse.move(x0 - k * px, y0)
+        page.wait_for_timeout(STEP_MS)
+        seen.append((numbers(inp)[3], page.evaluate(X_FIRST)))
+    runs = page.evaluate("() => window.__alRuns")
+    previewed = page.evaluate("() => window.__attentionLabStats.previewed || 0")
+    page.mouse.up()
+    moved = [v for v, _ in seen]
+    assert moved[-1] < v0 and len(set(moved)) >= MOVES - 1, f"the thumb did not move step by step: {moved}"
+    late = [(v, text) for v, text in seen if text is None or abs(as_number(text) - v) > 1e-9]
+    assert not late, f"X's cell did not show the thumb's value {STEP_MS} ms after the move: (thumb, cell) {late}"
+    assert runs == 0, f"{runs} runs of the app during the moves: the numbers came from runs, not from the frames"
+    assert previewed > 0
+    at_rest(page)
+    assert_no_exception(page)
+    assert as_number(page.evaluate(X_FIRST)) == numbers(inp)[3]
+
+    dragged = page.evaluate(PAGE_JS)
+    ctx = browser.new_context(viewport=page.viewport_size)
+    try:
+        fresh = ctx.new_page()
+        fresh.goto(page.url)
+        fresh.wait_for_selector(SLIDERS, timeout=60_000)
+        at_rest(fresh)
+        again = fresh.evaluate(PAGE_JS)
+    finally:
+        ctx.close()
+    assert again["sliders"] == dragged["sliders"]
+    assert again["text"] == dragged["text"]
+    assert again["charts"] == dragged["charts"], "after the drag a chart differs from a fresh load of the link"
+    assert_no_page_errors(page_errors)
