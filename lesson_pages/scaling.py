@@ -114,29 +114,39 @@ def _books_steps(state: lesson.ScalingState, presenting: bool) -> None:
                      + vec(mix.weights, share))
         st.markdown("### " + t("scaling.out.shares", shares=shares_text(names, mix.weights)))
     st.caption(t("num.shares_rounded") + " " + t("num.rule"))
-    scaled_title = (t("fig.scaling_steps.scaled_on", d_k=state.d_k, root=root) if state.scaled
-                    else t("fig.scaling_steps.scaled_off"))
-    fig = scaling_charts.scaling_steps_spec(
-        mix.raw, mix.scaled, mix.weights, names, title=t("fig.scaling_steps.title"),
-        panel_titles=(t("fig.scaling_steps.raw"), scaled_title, t("fig.scaling_steps.shares")),
-        hover=t("fig.scaling_steps.hover"))
-    charts.show_figure(fig, key="scaling.fig.steps")
+    charts.show_figure(_steps_spec(state), key="scaling.fig.steps", follow=_steps_spec)
     if mix.weights.max() > 0.99:
         st.warning(t("scaling.out.saturated", top=numbers.percent(mix.weights.max(), exact=False)),
                    icon=":material/center_focus_strong:")
     st.caption(t("scaling.out.typical", d_k=state.d_k, root=root))
 
 
+def _steps_spec(state: lesson.ScalingState) -> dict:
+    """The books' scores, scaled scores and shares in ``state`` (also a drag's frames: ui/preview.py)."""
+    mix = scaling_math.book_mix(state.scores, state.d_k, state.values, scale=state.scaled)
+    root = numbers.num(np.sqrt(state.d_k))
+    scaled_title = (t("fig.scaling_steps.scaled_on", d_k=state.d_k, root=root) if state.scaled
+                    else t("fig.scaling_steps.scaled_off"))
+    return scaling_charts.scaling_steps_spec(
+        mix.raw, mix.scaled, mix.weights, titles(state), title=t("fig.scaling_steps.title"),
+        panel_titles=(t("fig.scaling_steps.raw"), scaled_title, t("fig.scaling_steps.shares")),
+        hover=t("fig.scaling_steps.hover"))
+
+
+def _mix_spec(state: lesson.ScalingState) -> dict:
+    """The books' values mixed by their shares in ``state``."""
+    mix = scaling_math.book_mix(state.scores, state.d_k, state.values, scale=state.scaled)
+    dims = [t(f"scaling.book.dim_{j + 1}") for j in range(lesson.D_VALUE)]
+    return scaling_charts.value_mix_spec(
+        np.array(state.values), mix.weights, mix.output, titles(state), dims, title=t("fig.scaling_mix.title"),
+        out_title=t("fig.scaling_mix.out"), share_text=t("fig.scaling_mix.share"))
+
+
 def _books_mix(state: lesson.ScalingState) -> None:
-    names = titles(state)
     mix = scaling_math.book_mix(state.scores, state.d_k, state.values, scale=state.scaled)
     vec = text.tex_vector
     share = lambda w: numbers.prob(w, tex=True, exact=False)  # noqa: E731 -- softmax of finite scores: never 0 or 1
-    dims = [t(f"scaling.book.dim_{j + 1}") for j in range(lesson.D_VALUE)]
-    fig = scaling_charts.value_mix_spec(
-        np.array(state.values), mix.weights, mix.output, names, dims, title=t("fig.scaling_mix.title"),
-        out_title=t("fig.scaling_mix.out"), share_text=t("fig.scaling_mix.share"))
-    charts.show_figure(fig, key="scaling.fig.mix")
+    charts.show_figure(_mix_spec(state), key="scaling.fig.mix", follow=_mix_spec)
     terms = " + ".join(numbers.factor(share(w)) + r"\," + vec(v) for w, v in zip(mix.weights, state.values))
     text.formula("z = " + terms + " = " + vec(mix.output))
     st.caption(t("scaling.out.mix"))
@@ -164,12 +174,17 @@ def _variance_part(page: runtime.Page) -> None:
               delta_color="off", delta_arrow="off")
     page.show_notices(VARIANCE)
     st.caption(t("scaling.out.var_caption", n=numbers.integer(N_SAMPLES), seed=state.seed))
-    fig = scaling_charts.variance_histograms_spec(
+    charts.show_figure(_var_spec(state), key="scaling.fig.var", follow=_var_spec)
+
+
+def _var_spec(state: lesson.ScalingState) -> dict:
+    """The scores' histograms with and without scaling for the state's d_k and seed."""
+    var_raw, var_scaled, centers, dens_raw, dens_scaled = _variance(state.d_k, state.seed)
+    return scaling_charts.variance_histograms_spec(
         centers, dens_raw, dens_scaled, d_k=state.d_k, title=t("fig.scaling_var.title", d_k=state.d_k),
         row_titles=(t("fig.scaling_var.raw", var=numbers.num(var_raw, 2), theory=state.d_k),
                     t("fig.scaling_var.scaled", var=numbers.num(var_scaled), d_k=state.d_k)),
         x_title=t("fig.scaling_var.x"), y_title=t("fig.scaling_var.y"))
-    charts.show_figure(fig, key="scaling.fig.var")
 
 
 def _saturation_part(page: runtime.Page) -> None:
@@ -178,15 +193,18 @@ def _saturation_part(page: runtime.Page) -> None:
     bind.control(page, st.slider, "n", t("scaling.ctl.n_keys"), value=page.state.n_keys,
                  apply=bind.setter("n_keys", int),
                  min_value=lesson.N_KEYS_MIN, max_value=lesson.N_KEYS_MAX, step=1, help=t("scaling.ctl.n_keys_help"))
-    state = page.state
+    charts.show_figure(_sat_spec(page.state), key="scaling.fig.sat", follow=_sat_spec)
+
+
+def _sat_spec(state: lesson.ScalingState) -> dict:
+    """How far softmax saturates with d_k, with and without scaling, for the state's number of keys."""
     cur = _saturation(state.n_keys, state.seed)
-    fig = scaling_charts.saturation_chart_spec(
+    return scaling_charts.saturation_chart_spec(
         cur.d_ks, cur.max_raw, cur.max_scaled, cur.entropy_raw, cur.entropy_scaled, n_keys=state.n_keys,
         current_dk=state.d_k, title=t("fig.scaling_sat.title", n=state.n_keys, draws=numbers.integer(N_DRAWS)),
         panel_titles=(t("fig.scaling_sat.max"), t("fig.scaling_sat.entropy")),
         legend=(t("fig.scaling_sat.without"), t("fig.scaling_sat.with")), x_title=t("fig.scaling_sat.x"),
         ref_texts=(t("fig.scaling_sat.uniform"), t("fig.scaling_sat.onehot"), t("fig.scaling_sat.current")))
-    charts.show_figure(fig, key="scaling.fig.sat")
 
 
 def temperature_section(page: runtime.Page) -> None:
@@ -206,27 +224,39 @@ def temperature_section(page: runtime.Page) -> None:
                 + t("scaling.out.limit_inf", share=numbers.percent(inf[0])))
     c1, c2 = charts.chart_columns(0, scaling_charts.TEMPERATURE_LEAST_PX)  # one under the other where narrow
     with c1:
-        fig = scaling_charts.temperature_bars_spec(
-            w, names, limit_zero=zero, limit_inf=inf, width_px=c1.width_px,
-            title=t("fig.scaling_temp.bars_title", T=numbers.num(state.temperature)),
-            legend=(t("fig.scaling_temp.legend_now"), t("fig.scaling_temp.legend_zero"),
-                    t("fig.scaling_temp.legend_inf")))
-        charts.show_figure(fig, key="scaling.fig.tbars")
+        bars = lambda s: _tbars_spec(s, c1.width_px)  # noqa: E731 -- also a drag's frames (ui/preview.py)
+        charts.show_figure(bars(state), key="scaling.fig.tbars", follow=bars)
     with c2:
         root, t_max = float(np.sqrt(state.d_k)), float(T_GRID[-1])
-        fig = scaling_charts.temperature_chart_spec(
-            T_GRID, scaling_math.temperature_sweep(state.scores, T_GRID), names, current_T=state.temperature,
-            title=t("fig.scaling_temp.title"),
-            marks=[(root, t("fig.scaling_temp.sqrt_mark"))] if root <= t_max else [],
-            x_title=t("fig.scaling_temp.x"), y_title=t("fig.scaling_temp.y"),
-            limit_texts=(t("fig.scaling_temp.limit_zero"), t("fig.scaling_temp.limit_inf")),
-            current_text=t("fig.scaling_temp.current"), width_px=c2.width_px)
+        curve = lambda s: _tcurve_spec(s, c2.width_px)  # noqa: E731
         past = t("fig.scaling_temp.sqrt_past", root=numbers.num(root), t_max=numbers.num(t_max)) if root > t_max \
             else None
-        charts.show_figure(fig, key="scaling.fig.tcurve", caption=past)
+        charts.show_figure(curve(state), key="scaling.fig.tcurve", caption=past, follow=curve)
     at_root = scaling_math.temperature_softmax(state.scores, np.sqrt(state.d_k))
     st.info(t("scaling.sec.temperature_link", d_k=state.d_k, root=numbers.num(np.sqrt(state.d_k)),
               shares=shares_text(names, at_root)), icon=":material/thermostat:")
+
+
+def _tbars_spec(state: lesson.ScalingState, width_px: float) -> dict:
+    """The books' shares at the state's temperature, beside their limits T → 0 and T → ∞."""
+    w = scaling_math.temperature_softmax(state.scores, state.temperature)
+    zero, inf = scaling_math.argmax_limit(state.scores), scaling_math.uniform_limit(lesson.N_BOOKS)
+    return scaling_charts.temperature_bars_spec(
+        w, titles(state), limit_zero=zero, limit_inf=inf, width_px=width_px,
+        title=t("fig.scaling_temp.bars_title", T=numbers.num(state.temperature)),
+        legend=(t("fig.scaling_temp.legend_now"), t("fig.scaling_temp.legend_zero"),
+                t("fig.scaling_temp.legend_inf")))
+
+
+def _tcurve_spec(state: lesson.ScalingState, width_px: float) -> dict:
+    """The books' shares as the temperature sweeps, the state's marked."""
+    root, t_max = float(np.sqrt(state.d_k)), float(T_GRID[-1])
+    return scaling_charts.temperature_chart_spec(
+        T_GRID, scaling_math.temperature_sweep(state.scores, T_GRID), titles(state), current_T=state.temperature,
+        title=t("fig.scaling_temp.title"), marks=[(root, t("fig.scaling_temp.sqrt_mark"))] if root <= t_max else [],
+        x_title=t("fig.scaling_temp.x"), y_title=t("fig.scaling_temp.y"),
+        limit_texts=(t("fig.scaling_temp.limit_zero"), t("fig.scaling_temp.limit_inf")),
+        current_text=t("fig.scaling_temp.current"), width_px=width_px)
 
 
 def render(page: runtime.Page) -> None:

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from attention_core import causal_mask
+from attention_core import causal_mask, softmax_exact
 from attention_core.multihead import MultiHeadSteps, multi_head_attention
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
@@ -297,6 +297,26 @@ def arrays(state: MultiHeadState) -> dict[str, np.ndarray]:
     return out
 
 
+def preview(state: MultiHeadState) -> dict[str, np.ndarray | tuple[np.ndarray, np.ndarray]]:
+    """The matrix each keyed heatmap of the page shows (``Lesson.preview``): X, W_Q, W_K, W_V, W_O; with tokens Q, K,
+    V, each head's weights (with which are exactly 0 or 1), their mean (h > 1), the chosen head's Q_h, K_h, V_h, the
+    concatenation and the output."""
+    out: dict = {f"multihead.fig.{name}": state.mats[name] for name in MATRICES}
+    res = compute(state)
+    if res is None:
+        return out
+    k = state.head
+    out.update({"multihead.fig.Q_out": res.Q, "multihead.fig.K_out": res.K, "multihead.fig.V_out": res.V,
+                "multihead.fig.head_Q": res.Q_heads[k], "multihead.fig.head_K": res.K_heads[k],
+                "multihead.fig.head_V": res.V_heads[k], "multihead.fig.concat": res.concat,
+                "multihead.fig.output": res.output})
+    for i in range(res.n_heads):
+        out[f"multihead.fig.weights_{i + 1}"] = (res.weights[i], softmax_exact(res.scaled_scores[i]))
+    if res.n_heads > 1:
+        out["multihead.fig.mean"] = res.weights.mean(axis=0)
+    return out
+
+
 def array_labels(state: MultiHeadState) -> dict[str, tuple[list[str], list[str]]]:
     """Lesson.array_labels: the tokens on every token axis, the dimensions "1".."d_model" on the others (the W's rows
     and columns, the columns of X, Q, K, V, concat and output), "1".."d_k" on the columns of a head's output."""
@@ -471,7 +491,7 @@ PLAN = (
 TERMS = ("multi_head", "head", "query_key_value", "dimension", "projection", "matrix", "attention_weights",
          "concatenation", "identity_matrix", "causal_mask", "seed", "computational_cost")
 
-LESSON = Lesson(plan=PLAN, terms=TERMS, code=code,
+LESSON = Lesson(plan=PLAN, terms=TERMS, code=code, preview=preview,
                 predict=Prediction(weights=lambda s: f"weights_{s.head + 1}", hides=("heads", "detail", "combine"),
                                    query=lambda s: s.query,
                                    which=lambda s: ("multihead.predict.which", {"i": s.head + 1})),

@@ -249,6 +249,26 @@ def arrays(state: PositionalState) -> dict[str, np.ndarray]:
     return out
 
 
+def preview(state: PositionalState) -> dict[str, np.ndarray]:
+    """The matrix each keyed heatmap of the page shows (``Lesson.preview``): the PE table and PE·PEᵀ (heatmaps up to
+    12 × 12); with tokens in A the weights of A, B and A re-ordered as B without positions, with PE and with RoPE, and
+    A's X, PE and scale·X + PE."""
+    out = {"positional.fig.table": pe_table(state), "positional.fig.sim": similarity(state)[0]}
+    res = experiment(state)
+    if res is None:
+        return out
+    out.update({"positional.fig.weights_a": res.weights_a, "positional.fig.pos_x_a": res.X_a,
+                "positional.fig.pos_pe_a": res.PE_a, "positional.fig.pos_sum_a": res.sum_a,
+                "positional.fig.weights_a_pe": res.weights_a_pe, "positional.fig.rope_pe": res.weights_a_pe,
+                "positional.fig.weights_a_rope": res.weights_a_rope})
+    if len(res.X_b):
+        out.update({"positional.fig.weights_b": res.weights_b, "positional.fig.weights_b_pe": res.weights_b_pe,
+                    "positional.fig.weights_b_rope": res.weights_b_rope})
+    if res.reordered is not None:
+        out.update({"positional.fig.reordered": res.reordered, "positional.fig.reordered_pe": res.reordered_pe})
+    return out
+
+
 def _from_0(n: int) -> list[str]:
     return [str(j) for j in range(n)]
 
@@ -467,7 +487,7 @@ PLAN = (
 TERMS = ("self_attention", "token", "positional_encoding", "permutation", "vector", "sinusoid", "frequency",
          "dot_product", "rotation", "rope", "seed")
 
-LESSON = Lesson(plan=PLAN, terms=TERMS, code=code,
+LESSON = Lesson(plan=PLAN, terms=TERMS, code=code, preview=preview,
                 predict=Prediction(weights="weights_a", hides=("lost",)),
                 key="positional", icon=":material/format_list_numbered:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, transitions=TRANSITIONS,

@@ -198,6 +198,17 @@ def arrays(state: TrainingState) -> dict[str, np.ndarray]:
             "loss": h.loss.copy(), "held_out_loss": h.held_out_loss.copy()}
 
 
+def preview(state: TrainingState) -> dict[str, np.ndarray | dict]:
+    """The matrix each keyed heatmap of the page shows (``Lesson.preview``) at the state's step, from the cached
+    training (:func:`arrays`): the chosen example's weights and its right pattern, W_Q, W_K and W_Q·W_Kᵀ × s; the
+    charts whose titles name the step say so (``title_args``)."""
+    a = arrays(state)
+    step = {"title_args": {"step": state.step}}
+    return {"training.fig.weights": {"M": a["weights"], **step}, "training.fig.ideal": a["ideal"],
+            "training.fig.wq": {"M": a["W_Q"], **step}, "training.fig.wk": {"M": a["W_K"], **step},
+            "training.fig.asks": {"M": a["asks_offers"], **step}}
+
+
 def array_labels(state: TrainingState) -> dict[str, tuple[Sequence[str], Sequence[str]]]:
     """Lesson.array_labels: the shown example's tokens (:func:`token_labels`) on the weights' axes, the input features
     (:func:`feature_labels`: A..H, then positions or values 0..7) on the rows of W and both axes of W_Q·W_Kᵀ, the
@@ -366,7 +377,7 @@ PLAN = (
 TERMS = ("training", "query_key_value", "loss", "cross_entropy", "natural_log", "gradient", "learning_rate", "adam",
          "step", "batch", "weight_decay", "generalisation", "scaling")
 
-LESSON = Lesson(plan=PLAN, terms=TERMS, code=code,
+LESSON = Lesson(plan=PLAN, terms=TERMS, code=code, preview=preview,
                 predict=Prediction(weights="weights", hides=("watch",)),
                 key="training", icon=":material/model_training:", default_state=default_state, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, transitions=TRANSITIONS,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import contextvars
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import lru_cache
 
@@ -149,16 +149,28 @@ def _plot(ready: dict, key: str | None, *, first: bool = False, reused: bool = F
         st.caption(caption)
 
 
-def show_figure(spec: dict, *, key: str | None = None, caption: str | None = None) -> None:
+def show_figure(spec: dict, *, key: str | None = None, caption: str | None = None,
+                follow: Callable[[object], dict] | None = None) -> None:
     """Draw a figure spec: a plain dict in validated form from ui.figures (``*_spec``), full width, plot_config(),
-    ``caption`` (plain text) under it.
+    ``caption`` (plain text) under it. ``follow``: lesson state → this chart's spec in that state (the same code
+    that made ``spec``), so that the chart follows a slider's drag before the run for each value (ui/preview.py;
+    needs ``key``); tests/contract/test_preview.py holds each frame to the page drawn at its value. A figure drawn
+    without it keeps its numbers during a drag until the run at the release.
 
     Raises:
         TypeError: for anything but a dict (a go.Figure: call the builder's ``*_spec`` function instead)."""
     if not isinstance(spec, dict):
         raise TypeError(f"show_figure takes a figure spec (a dict from ui.figures.*_spec), got {type(spec).__name__}; "
                         "use the builder's *_spec function instead of the go.Figure builder")
-    _plot(_ready(spec), key, caption=caption)
+    ready = _ready(spec)
+    if follow is not None and key is not None:
+        preview.record_figure(key, follow, ready)
+    _plot(ready, key, caption=caption)
+
+
+def ready_figure(spec: dict) -> dict:
+    """A figure spec as the chart receives it (see _ready)."""
+    return _ready(spec)
 
 
 # ---- chart widths: charts side by side only when their numbers fit -----------------------------------------------
@@ -359,15 +371,19 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
     (ui.figures.block_frames). ``cell_px``: the cells' height asked for (default from the rows; taller where a number
     needs it), e.g. lower for a picture that must fit a projector's screen beside its control."""
     A = np.ascontiguousarray(M, dtype=np.float64)
-    texts = _fig_texts(name, title_args)
     notes = (t("fig.note.range_widened"), t("fig.note.rounded"))  # templates, filled by the figure
-    args = (tuple(str(r) for r in rows), tuple(str(c) for c in cols), texts, weights, role,
-            tuple(F.frame_rows(highlight_rows)), None if zmax is None else float(zmax), slot_width(), notes,
-            (int(blocks[0]), int(blocks[1])), present.on(), scheme.current(), cell_px)
+    labels = (tuple(str(r) for r in rows), tuple(str(c) for c in cols))
+    rest = (slot_width(), notes, (int(blocks[0]), int(blocks[1])), present.on(), scheme.current(), cell_px)
     template = pio.templates.default
+
+    def make(A, E, *, title_args=title_args, highlight_rows=highlight_rows, zmax=zmax) -> dict:
+        args = (*labels, _fig_texts(name, title_args), weights, role, tuple(F.frame_rows(highlight_rows)),
+                None if zmax is None else float(zmax), *rest)
+        return ready_heatmap(template, A, E, args)
+
     E = None if exact is None or not weights else np.ascontiguousarray(exact, dtype=bool)
-    ready = ready_heatmap(template, A, E, args)
-    preview.record(key, A, E, template, args, ready)  # what a drag's frames are built from (ui/preview.py)
+    ready = make(A, E)
+    preview.record(key, A, E, make, ready)  # what a drag's frames are built from (ui/preview.py)
     _plot(ready, key, first=weights, reused=template is None or isinstance(template, str), caption=caption)
 
 

@@ -10,6 +10,13 @@ in flight at a time: the next is sent when the app is at rest again (``data-test
 root element), the thumb's latest value then, so a slow run is never interrupted by the next value (a trigger of the
 frame reruns the whole app, and a rerun request stops a running full run).
 
+Frames (ui/preview.py): a run per value costs the browser ~150–280 ms, so the relay's values alone reach 4–6 a
+second. The drag's first message (at pointerdown, the thumb's value) and every later one ask for frames (``"p": 1``):
+at the end of the run the server builds the heatmaps of the slider's values within a few steps (:func:`mount_frames`,
+a hidden element per relay), and while the thumb stands on one of those values the relay sends nothing and shows that
+value's frame on the next animation frame (plot.js, ``window.__attentionLabPreview``); off them it sends values as
+before, and the run for such a value brings frames around it.
+
 Release: the slider sends its own value, as it always did, and the relay then closes the drag with the value the thumb
 came to rest at (``"d": 1``, two animation frames after the release, so after the slider's own message): applied, and
 written into the widget when the slider sent another value. Both are needed: a drag that ends where it began makes
@@ -79,11 +86,12 @@ function showFrame(R, k) {
   const f = R.frames;
   const show = window.__attentionLabPreview;
   if (!show) return false;
-  for (const c of f.charts) {
+  let all = true;
+  for (const c of f.charts) {  // (each chart that can take its frame now does; the others on a later frame)
     const div = document.querySelector(`.${cssKey(c.key)} .al-plot`);
-    if (!div || !show(div, c, k)) return false;
+    if (!div || !show(div, c, k)) all = false;
   }
-  return true;
+  return all;
 }
 function install() {
   const R = { senders: new Map(), drag: null, seq: 0, frames: null };

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import base64
 import contextvars
-from collections.abc import Iterator
+import logging
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -35,21 +37,32 @@ import numpy as np
 
 from lessons.cells import Refusal
 
+log = logging.getLogger(__name__)
 REQUEST = "_preview_request"  # the relay key → {"css": the slider's class, "v": the thumb's value, "s": its number}
 LAST = "_preview_last"  # the keyed heatmaps of the last scope that ended: {key: Drawn} (for the tests)
 BUILT = "_preview_built"  # the last frames built (for the tests)
 MAX_CELLS = 80_000  # cells sent for one drag (all frames, all charts): ~1 MB at 16 tokens (±14 steps), ~20 kB at 3
 MIN_STEPS, MAX_STEPS = 5, 20  # frames each side of the thumb's value
+BUDGET_S = 0.4  # the longest the server spends on one drag's frames
+FIGURE_CELLS = 400  # a followed figure counts as this many cells (~5 kB a frame: traces and layout)
+
+
+@dataclass(frozen=True)
+class Followed:
+    """One keyed figure drawn with a way to draw it in another state (ui.charts.show_figure ``follow``: state → its
+    spec) and the ready figure drawn."""
+    follow: Callable
+    ready: dict
 
 
 @dataclass(frozen=True)
 class Drawn:
-    """One keyed heatmap as drawn: its matrix, which weights are exact (or None), the builder's other arguments
-    (ui.charts._heatmap_ready_cached after the matrix) and the figure they made."""
+    """One keyed heatmap as drawn: its matrix, which weights are exact (or None), the figure drawn, and ``make``:
+    (matrix, exact, **the drawing's state-dependent arguments: title_args, highlight_rows, zmax) → the ready figure
+    the same call of ui.charts.show_heatmap makes with them (every other argument as drawn)."""
     A: np.ndarray
     E: np.ndarray | None
-    template: object
-    args: tuple
+    make: Callable
     ready: dict
 
 
@@ -68,11 +81,18 @@ def scope() -> Iterator[dict]:
         _SCOPES.reset(token)
 
 
-def record(key: str | None, A: np.ndarray, E: np.ndarray | None, template, args: tuple, ready: dict) -> None:
+def record_figure(key: str, follow: Callable, ready: dict) -> None:
+    """A keyed figure drawn with ``follow`` (ui.charts.show_figure): recorded in every open scope. A figure drawn
+    without one is not recorded: it keeps its numbers during a drag, and the run at the release redraws it."""
+    for drawn in _SCOPES.get():
+        drawn[key] = Followed(follow, ready)
+
+
+def record(key: str | None, A: np.ndarray, E: np.ndarray | None, make: Callable, ready: dict) -> None:
     """A keyed heatmap drawn (ui.charts.show_heatmap): recorded in every open scope. A keyless one is recorded under
     None: no frame can reach it, so its scope offers none."""
     for drawn in _SCOPES.get():
-        drawn[key] = Drawn(A, E, template, args, ready)
+        drawn[key] = Drawn(A, E, make, ready)
 
 
 def _cells(ready: dict) -> tuple[np.ndarray, list, list | None]:
@@ -98,11 +118,20 @@ def _frame(ready: dict) -> tuple:
     return ready["layout"], trace, len(ready["data"])
 
 
-def _matrix(entry) -> tuple[np.ndarray, np.ndarray | None]:
+ARGS = ("title_args", "highlight_rows", "zmax")  # what a preview entry may give besides the matrix
+
+
+def _matrix(entry) -> tuple[np.ndarray, np.ndarray | None, dict]:
+    """A ``Lesson.preview`` entry as (matrix, exact or None, the drawing's other state-dependent arguments): a matrix,
+    a pair (weights, exact), or a dict {"M", "exact"?, and any of ARGS}."""
+    extra = {}
+    if isinstance(entry, dict):
+        extra = {k: entry[k] for k in ARGS if k in entry}
+        entry = (entry["M"], entry["exact"]) if entry.get("exact") is not None else entry["M"]
     if isinstance(entry, tuple):
         M, E = entry
-        return np.ascontiguousarray(M, dtype=np.float64), np.ascontiguousarray(E, dtype=bool)
-    return np.ascontiguousarray(entry, dtype=np.float64), None
+        return np.ascontiguousarray(M, dtype=np.float64), np.ascontiguousarray(E, dtype=bool), extra
+    return np.ascontiguousarray(entry, dtype=np.float64), None, extra
 
 
 def window(values: list[float] | None, lo: float | None, hi: float | None, step: float | None, integer: bool,
@@ -124,46 +153,124 @@ def window(values: list[float] | None, lo: float | None, hi: float | None, step:
 
 
 def frames(page, bound, center: float, drawn: dict[str, Drawn]) -> dict | None:
+    """:func:`build`; an error in it (a defect) is logged, and the drag goes on without frames."""
+    try:
+        return build(page, bound, center, drawn)
+    except Exception:
+        log.exception("lesson %s: the frames of a drag of %s raised", page.lesson.key, bound.key)
+        return None
+
+
+def build(page, bound, center: float, drawn: dict) -> dict | None:
     """The frames of a drag of slider ``bound`` (ui.drag._Bound) from the thumb's value ``center``: {"values":
-    [the browser's value of each frame], "charts": [{"key", "shape", "z": [base64 float32 per frame], "text":
-    [flat texts per frame], "hover": [flat hover texts, or None where they are the texts, per frame]}]}, or None
-    when the page has nothing to follow the drag (no declaration, no heatmap, a keyless one, or no frame)."""
-    from . import charts
+    [the browser's value of each frame, ascending], "charts": [...]}, or None when the page has nothing to follow
+    the drag (no chart to follow, a keyless heatmap, a heatmap the lesson's declaration leaves out, or fewer than two
+    values). A heatmap's chart: {"key", "kind": "heatmap", "shape", and per frame "z" (base64 float32), "text"
+    (flat), "hover" (flat, None where they are the texts) when only its cells change, else "figures" ({"data",
+    "layout"})}; a figure's: {"key", "kind": "figure", "figures": per frame {"data", "layout"}, or None where it is
+    the figure drawn} (a figure the same in every frame is left out).
+
+    Values are tried from the thumb's outwards, for at most BUDGET_S seconds (a slider whose values each need a new
+    computation, e.g. a training run, gets fewer frames). A value is offered only when the lesson's colour ranges
+    are the state's (the drawn heatmaps' ranges are the state's: ``Lesson.ranges``) and every chart would keep its
+    frame: a heatmap its layout, trace and number style (only its cells differ), a figure its size, margins and
+    title's place (the place a row of charts gave it: ui.charts.level_tops)."""
+    from . import charts, runtime
 
     lesson = page.lesson
-    if lesson.preview is None or bound.transition is None or not drawn or None in drawn:
+    heat = {k: d for k, d in drawn.items() if isinstance(d, Drawn)}
+    figs = {k: d for k, d in drawn.items() if isinstance(d, Followed)}
+    if bound.transition is None or not (heat or figs) or None in drawn or (heat and lesson.preview is None):
         return None
-    cells = sum(d.A.size for d in drawn.values())
+    cells = sum(d.A.size for d in heat.values()) + FIGURE_CELLS * len(figs)
     n = max(MIN_STEPS, min(MAX_STEPS, MAX_CELLS // max(2 * cells, 1)))
-    keys = sorted(drawn)
-    base = {k: _frame(drawn[k].ready) for k in keys}
-    values, out = [], {k: {"key": k, "shape": list(drawn[k].A.shape), "z": [], "text": [], "hover": []} for k in keys}
-    for shown, value in window(bound.options, bound.lo, bound.hi, bound.step, bound.integer, center, n):
+    base = {k: _frame(d.ready) for k, d in heat.items()}
+    ranges = lesson.ranges(page.state)
+    found: dict[float, dict] = {}
+    started = time.perf_counter()
+    options = window(bound.options, bound.lo, bound.hi, bound.step, bound.integer, center, n)
+    for shown, value in sorted(options, key=lambda o: abs(o[0] - center)):
+        if time.perf_counter() - started > BUDGET_S:
+            break
         try:
-            state = page.moved(page.state, bound.transition, value)
-            mats = lesson.preview(state)
+            with runtime.quiet():  # a transition's notice is about a move nobody made
+                state = page.moved(page.state, bound.transition, value)
+            if lesson.ranges(state) != ranges:
+                continue
+            mats = lesson.preview(state) if heat else {}
         except Refusal:
             continue
-        frame = {}
-        for k in keys:
-            if k not in mats:
-                return None  # a heatmap the declaration leaves out: nothing can follow the drag
-            M, E = _matrix(mats[k])
-            d = drawn[k]
-            if M.shape != d.A.shape or (E is None) != (d.E is None):
-                break
-            ready = charts.ready_heatmap(d.template, M, E, d.args)
-            if _frame(ready) != base[k]:
-                break
-            frame[k] = _cells(ready)
-        else:
-            values.append(shown)
-            for k, (Z, text, hover) in frame.items():
-                out[k]["z"].append(base64.b64encode(Z.tobytes()).decode("ascii"))
-                flat = [x for row in text for x in row]
-                out[k]["text"].append(flat)
-                hov = None if hover is None else [x for row in hover for x in row]
-                out[k]["hover"].append(None if hov == flat else hov)
-    if len(values) < 2:
+        if any(k not in mats for k in heat):
+            return None  # a heatmap the declaration leaves out: nothing can follow the drag
+        frame = {k: _heatmap_frame(d, mats[k], base[k]) for k, d in heat.items()}
+        frame.update({k: _figure_frame(charts, d, state) for k, d in figs.items()})
+        if all(f is not None for f in frame.values()):
+            found[shown] = frame
+    if len(found) < 2:
         return None
-    return {"values": values, "charts": list(out.values())}
+    values = sorted(found)
+    out = []
+    for k, d in sorted(heat.items()):
+        chart = {"key": k, "kind": "heatmap", "shape": list(d.A.shape), "z": [], "text": [], "hover": [],
+                 "figures": []}
+        for v in values:
+            f = found[v][k]
+            chart["figures"].append(f.get("figure"))
+            if "cells" not in f:
+                chart["z"].append(None), chart["text"].append(None), chart["hover"].append(None)
+                continue
+            Z, text, hover = f["cells"]
+            chart["z"].append(base64.b64encode(Z.tobytes()).decode("ascii"))
+            flat = [x for row in text for x in row]
+            chart["text"].append(flat)
+            hov = None if hover is None else [x for row in hover for x in row]
+            chart["hover"].append(None if hov == flat else hov)
+        out.append(chart)
+    for k, d in sorted(figs.items()):  # a figure as drawn in a frame is sent as None; one never changed, not at all
+        drawn_fig = _sent(d.ready)
+        figures = [None if found[v][k] == drawn_fig else found[v][k] for v in values]
+        if any(f is not None for f in figures):
+            out.append({"key": k, "kind": "figure", "figures": figures})
+    return {"values": values, "charts": out}
+
+
+def _sent(ready: dict) -> dict:
+    """A ready figure as a frame holds it: its traces, its layout without the template."""
+    return {"data": ready["data"], "layout": {k: v for k, v in ready["layout"].items() if k != "template"}}
+
+
+def _heatmap_frame(d: Drawn, entry, base: tuple):
+    """A heatmap in a frame's state: its cells (z, texts, hovers) when only they differ from the drawn chart, else
+    the whole figure (``{"data", "layout"}``, drawn by plotly in place) when its size, margins, title's place, trace
+    count and colour bar's side stay, else None (the value is not offered)."""
+    M, E, extra = _matrix(entry)
+    if M.shape != d.A.shape or (E is None) != (d.E is None):
+        return None
+    ready = d.make(M, E, **extra)
+    if _frame(ready) == base:
+        return {"cells": _cells(ready)}
+    return _whole(ready, d.ready)
+
+
+def _whole(ready: dict, drawn: dict) -> dict | None:
+    bar = lambda r: [(t.get("type"), (t.get("colorbar") or {}).get("orientation")) for t in r["data"]]  # noqa: E731
+    if _place(ready["layout"]) != _place(drawn["layout"]) or bar(ready) != bar(drawn):
+        return None
+    return {"figure": _sent(ready)}
+
+
+PLACE = ("margin", "height", "width")  # a figure's size and margins, kept in a frame
+TITLE_PLACE = ("y", "yanchor", "yref", "pad")  # and its title's place
+
+
+def _place(layout: dict) -> tuple:
+    title = layout.get("title")
+    return (tuple(repr(layout.get(k)) for k in PLACE),
+            tuple(repr(title.get(k)) for k in TITLE_PLACE) if isinstance(title, dict) else None)
+
+
+def _figure_frame(charts, d: Followed, state) -> dict | None:
+    """A followed figure in ``state`` ({"data", "layout" without its template}), or None when its size, margins or
+    title's place would differ from the drawn figure's."""
+    whole = _whole(charts.ready_figure(d.follow(state)), d.ready)
+    return None if whole is None else whole["figure"]

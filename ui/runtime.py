@@ -19,9 +19,11 @@ no details either (``client.showErrorDetails = "none"`` in .streamlit/config.tom
 """
 from __future__ import annotations
 
+import contextvars
 import gc
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import streamlit as st
 from streamlit.errors import FragmentHandledException
@@ -63,9 +65,25 @@ def freeze_heap() -> None:
         gc.freeze()
 
 
+_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("notices_quiet", default=False)
+
+
 def push_notices(place: str, notes) -> None:
-    """Queue notices (lessons.link.Notice values or (code, args) pairs) for the next :func:`pop_notices`."""
-    st.session_state.setdefault(f"{place}:notices", []).extend(notes)
+    """Queue notices (lessons.link.Notice values or (code, args) pairs) for the next :func:`pop_notices`; inside
+    :func:`quiet`, nothing."""
+    if not _QUIET.get():
+        st.session_state.setdefault(f"{place}:notices", []).extend(notes)
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """Notices pushed inside are dropped: for states computed but not made the page's (a drag's frames,
+    ui/preview.py), whose transitions may say something about a move nobody made."""
+    token = _QUIET.set(True)
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
 
 
 def pop_notices(place: str) -> list:

@@ -56,6 +56,7 @@ TOY = Lesson(key="toy", icon=":material/toys:", default_state=ToyState, plan=TOY
              link=link.LinkSchema("toy", 1, (link.Int("n", 1, 9),)),
              to_link=lambda s: {"n": s.n}, from_link=_toy_from_link,
              arrays=lambda s: {"ones": np.ones(s.n)}, array_labels=_toy_labels, code=_toy_code,
+             preview=lambda s: {"toy.fig.ones": np.ones(s.n)[None, :]},
              page=str(HERE / "toy.py"),
              transitions={"n": Transition(lambda s, n: replace(s, n=min(max(int(n), 1), 9)), (link.Int("n", 1, 9),))},
              present=Presentation(stages=("sum", "ones"), controls=("n",), picture=("ones", "toy.fig.ones")))
@@ -175,6 +176,7 @@ PAIR = Lesson(key="pair", icon=":material/compare_arrows:", default_state=PairSt
               link=link.LinkSchema("pair", 1, (link.Text("s", MAX_TEXT_CHARS), link.Text("t", MAX_TEXT_CHARS)),
                                    matrices=(link.Matrix("S", LIMIT),)),
               to_link=_to_link, from_link=_from_link, arrays=arrays, array_labels=array_labels, code=code,
+              preview=lambda s: {"pair.fig.weights": arrays(s)["weights"]},
               matrix_shape=lambda s, name: s.S.shape,
               with_matrices=lambda s, mats: with_scores(s, mats["S"]) if "S" in mats else s,
               page=str(HERE / "pair.py"), text_fields=("source", "target"),

@@ -153,14 +153,15 @@ function run(job, Plotly, streamlitTemplate) {
 }
 
 // ---- a drag's frames (ui/preview.py; shown by the relay in ui/drag.py) -----------------------------------------
-// While a slider is dragged, the server's numbers for the thumb's nearby values are here already (each frame a
-// chart's cells: z as float32, the cells' texts, the hover's value texts, for a frame the server checked is the
-// drawn chart's but for its cells). A frame is written into the drawn chart by patch.js, or, where patch.js cannot
-// (a heatmap with blank, masked cells), by Plotly.react with the drawn layout. The element then forgets the payload
+// While a slider is dragged, the server's numbers for the thumb's nearby values are here already: per frame a
+// heatmap's cells (z as float32, the cells' texts, the hover's value texts; the server checked that the chart is the
+// drawn one but for its cells), or a whole figure (traces and layout; the server checked that its size, margins and
+// title's place are the drawn chart's). Cells are written into the drawn chart by patch.js, or, where patch.js cannot
+// (a heatmap with blank, masked cells), by Plotly.react with the drawn layout; a whole figure by Plotly.react. The element then forgets the payload
 // it was drawn from: the server's next figure for it is drawn even when it is that same payload (a drag that ends
 // where it began).
-function frameTrace(div, c, k) {
-  const base = div.data && div.data[0];
+function frameTrace(data, c, k) {
+  const base = data && data[0];
   if (!base || !Array.isArray(c.shape) || typeof c.z[k] !== "string") return null;
   const [r, n] = c.shape;
   const bytes = Uint8Array.from(atob(c.z[k]), (ch) => ch.charCodeAt(0));
@@ -192,15 +193,55 @@ function forget(div) {
   }
 }
 
+// A figure's frame (a chart drawn with ui.charts.show_figure's follow): its traces and layout, in the size, margins
+// and title place the drawn chart has (the server offers only frames that keep them, before a row levels its
+// charts: ui.charts.level_tops), with the drawn chart's template.
+function frameLayout(div, layout) {
+  const drawn = (div.__alStart && div.__alStart.layout) || div.layout || {};
+  const out = { ...layout, template: drawn.template, margin: drawn.margin, height: drawn.height };
+  if (drawn.title && typeof drawn.title === "object" && layout.title && typeof layout.title === "object") {
+    const { y, yanchor, yref, pad } = drawn.title;
+    out.title = { ...layout.title, y, yanchor, yref, pad };
+  }
+  return out;
+}
+
 window.__attentionLabPreview = (div, chart, k) => {
   const state = div.__attentionLab;
   if (!state || !state.drawn || state.pending || !window.Plotly) return false;
-  const trace = frameTrace(div, chart, k);
-  if (!trace) return false;
+  if (div.__alShown && div.__alShown.chart === chart && div.__alShown.k === k) return true;  // shown already
+  if (!div.__alStart) div.__alStart = { data: div.data, layout: div.layout };  // the figure the server drew
+  const start = div.__alStart;
+  const whole = Array.isArray(chart.figures) ? chart.figures[k] : null;  // a whole figure (its title changed, ...)
+  let data = start.data;  // a figure the same as drawn
+  let layout = start.layout;
+  const cells = chart.kind !== "figure" && !whole;
+  if (whole) {
+    data = (whole.data || []).map(expandGrid);
+    layout = frameLayout(div, whole.layout || {});
+  } else if (cells) {
+    const trace = frameTrace(start.data, chart, k);
+    if (!trace) return false;
+    data = [trace];
+  }
   forget(div);
+  div.__alShown = { chart, k };
   stats.previewed = (stats.previewed || 0) + 1;
-  if (patchHeatmap(div, [trace])) return true;
-  const drawing = Promise.resolve(window.Plotly.react(div, [trace], div.layout, state.config))
+  // cells alone are patched in while the chart is the one drawn (not a whole frame shown since)
+  if (cells && !div.__alWhole && patchHeatmap(div, data)) return true;
+  div.__alWhole = !cells;
+  const drawing = Promise.resolve(window.Plotly.react(div, data, layout, state.config))
+    .then(() => colourLabels(div))
+    .catch((err) => console.warn("attention_lab.plot: could not show a drag's frame", err));
+  state.pending = drawing;
+  drawing.finally(() => { if (state.pending === drawing) state.pending = null; });
+  return true;
+};
+  stats.previewed = (stats.previewed || 0) + 1;
+  // cells alone: patched in, when the drawn chart is in the frame they were made for (not a whole frame's)
+  if (cells && !div.__alWhole && patchHeatmap(div, data)) return true;
+  div.__alWhole = !cells;
+  const drawing = Promise.resolve(window.Plotly.react(div, data, layout, state.config))
     .then(() => colourLabels(div))
     .catch((err) => console.warn("attention_lab.plot: could not show a drag's frame", err));
   state.pending = drawing;
@@ -336,6 +377,9 @@ function fileStem(div) {
 function show(div, msg, text) {
   const state = div.__attentionLab;
   if (text === state.text) return;  // the same figure again: nothing to redraw
+  div.__alShown = null;  // (a drag's frame shown before: the server's figure replaces it)
+  div.__alStart = null;
+  div.__alWhole = false;
   state.text = text;
   const { config, label, theme, first } = msg;
   const figure = { ...msg.figure, data: (msg.figure.data || []).map(expandGrid) };
