@@ -219,11 +219,13 @@ class Lesson:
             keyed heatmap the page can draw; a weights heatmap's entry is ``(weights, exact)`` with ``exact`` which
             weights are exactly 0 or 1 (:func:`attention_core.softmax_exact` of the scaled scores), as the page
             passes it. Where the drawing's ``title_args``, ``highlight_rows`` or ``zmax`` depend on the state beyond
-            the lesson's colour ranges, the entry is a dict ``{"M": matrix, "exact": … (or absent), and those}``. While a slider is dragged, the server computes these for the slider's nearby values and the
-            browser shows them as the thumb moves (ui/preview.py, issue 18); the server's run on release stays the
-            truth. tests/contract/test_preview.py checks, for every lesson, that the page draws no keyed heatmap
-            the declaration leaves out and that each declared matrix equals the drawn one. None: no heatmap follows
-            a drag before the run for the thumb's value (a lesson without heatmaps).
+            the lesson's colour ranges, the entry is a dict ``{"M": matrix, "exact": … (or absent), and those}``.
+            While a slider is dragged, the server computes these for the slider's nearby values and the browser
+            shows them as the thumb moves (ui/preview.py, issue 18); the server's run on release stays the truth.
+            tests/contract/test_preview.py checks, for every lesson, that the page draws no keyed heatmap the
+            declaration leaves out, that each declared matrix equals the drawn one, and that every frame equals the
+            page drawn at its value. None: no heatmap follows a drag before the run for the thumb's value (a lesson
+            without heatmaps; its figures may follow through ``ui.charts.show_figure(follow=…)``).
     """
 
     key: str
