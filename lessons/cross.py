@@ -30,6 +30,7 @@ from attention_core import (
     project_qkv,
     scaled_dot_product_attention,
     softmax,
+    softmax_exact,
 )
 from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
@@ -364,6 +365,25 @@ def arrays(state: CrossState) -> dict[str, np.ndarray]:
     return out
 
 
+def preview(state: CrossState) -> dict[str, np.ndarray | tuple[np.ndarray, np.ndarray]]:
+    """The matrix each keyed heatmap of the page shows (``Lesson.preview``): X_tgt, X_src, W_Q, W_K, W_V; with tokens
+    on both sides Q, K, V, the scores, the scaled scores (before any mask), the masked scaled scores, the weights (with
+    which are exactly 0 or 1), the output, and with a matching word the bottleneck (3, d_v): the fixed vector,
+    attention's mix, the matching word's value."""
+    out: dict = {f"cross.fig.{name}": state.mats[name] for name in MATRICES}
+    res = compute(state)
+    if res is None:
+        return out
+    s = res.steps
+    out.update({"cross.fig.Q": res.Q, "cross.fig.K": res.K, "cross.fig.V": res.V, "cross.fig.scores": s.scores,
+                "cross.fig.scaled": s.scores * s.scale, "cross.fig.masked": s.scaled_scores,
+                "cross.fig.weights": (s.weights, softmax_exact(s.scaled_scores)), "cross.fig.out": s.output})
+    b = bottleneck(state)
+    if b is not None and b.match is not None:
+        out["cross.fig.bottleneck"] = np.array([b.fixed, b.mixed, b.V[b.match]])
+    return out
+
+
 def array_labels(state: CrossState) -> dict[str, tuple[list[str], list[str]]]:
     """Lesson.array_labels: the target's tokens on the query axes, the keys' tokens (the source with its [PAD]s; the
     target in self mode) on the key axes, the dimensions "1", "2", … on the d_model, d_k, d_v axes; the bottleneck's
@@ -661,7 +681,7 @@ LESSON = Lesson(plan=PLAN, terms=TERMS,
                 predict=Prediction(weights="weights", hides=("weights", "align", "query"), query=lambda s: s.query),
                 key="cross", icon=":material/translate:", default_state=default_state, link=LINK, to_link=to_link,
                 from_link=from_link, arrays=arrays, matrix_shape=state_shape, with_matrices=with_matrices,
-                color_ranges=color_ranges, cell_matrices=cell_matrices, transitions=TRANSITIONS,
+                color_ranges=color_ranges, cell_matrices=cell_matrices, transitions=TRANSITIONS, preview=preview,
                 text_fields=("source", "target"), n_tokens=lambda s: len(target_tokens(s)),
                 widest=widest_state, one_edit=one_edit, array_labels=array_labels, code=code,
                 present=Presentation(stages=("inputs", "qkv", "scores", "mask", "weights", "align", "query",

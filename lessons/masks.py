@@ -20,7 +20,14 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from attention_core import AttentionSteps, causal_mask, padding_mask, project_qkv, scaled_dot_product_attention
+from attention_core import (
+    AttentionSteps,
+    causal_mask,
+    padding_mask,
+    project_qkv,
+    scaled_dot_product_attention,
+    softmax_exact,
+)
 from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
 from . import code as script_code
@@ -279,6 +286,32 @@ def arrays(state: MasksState) -> dict[str, np.ndarray]:
     return out
 
 
+def preview(state: MasksState) -> dict[str, np.ndarray | tuple[np.ndarray, np.ndarray]]:
+    """The matrix each keyed heatmap of the page shows (``Lesson.preview``): sentence 1's scaled scores (before the
+    mask), masked scores, weights (with which are exactly 0 or 1), the stepper's weights (1, t) and row of the full
+    weights (1, n), and its Q, K, V (the folded expander); the batch sentence's weights and output, the custom mask's
+    weights and output, and its Q, K, V."""
+    out: dict = {}
+    s = causal_steps(state)
+    if s is not None:
+        alone, full_row = generation_step(state)
+        out.update({"masks.fig.scaled": s.scores * s.scale, "masks.fig.masked": s.scaled_scores,
+                    "masks.fig.weights": (s.weights, softmax_exact(s.scaled_scores)),
+                    "masks.fig.step_alone": alone[None, :], "masks.fig.step_full": full_row[None, :]})
+        out.update(zip(("masks.qkv_causal.Q", "masks.qkv_causal.K", "masks.qkv_causal.V"),
+                       projections(tokens(state.text), state.seed)))
+    row = batch(state).tokens[state.item]
+    b = batch_steps(state)
+    if b is not None:
+        c = custom_steps(state)
+        out.update({"masks.fig.batch_weights": (b.weights, softmax_exact(b.scaled_scores)),
+                    "masks.fig.batch_out": b.output,
+                    "masks.fig.custom_weights": (c.weights, softmax_exact(c.scaled_scores)),
+                    "masks.fig.custom_out": c.output})
+        out.update(zip(("masks.qkv_batch.Q", "masks.qkv_batch.K", "masks.qkv_batch.V"), projections(row, state.seed)))
+    return out
+
+
 def array_labels(state: MasksState) -> dict[str, tuple[Sequence[str], Sequence[str]]]:
     """Lesson.array_labels: sentence 1's tokens on the axes of its arrays (the stepper's ``step_weights`` over the
     tokens visible at its step), the chosen batch sentence's tokens with its [PAD]s on the batch and custom arrays'
@@ -490,7 +523,7 @@ LESSON = Lesson(plan=PLAN, terms=TERMS,
                                    query=lambda s: max(len(tokens(s.text)) - 1, 0)),
                 key="masks", icon=":material/visibility_off:", default_state=MasksState, link=LINK,
                 to_link=to_link, from_link=from_link, arrays=arrays, matrix_shape=matrix_shape,
-                with_matrices=with_matrices, color_ranges=color_ranges, transitions=TRANSITIONS,
+                with_matrices=with_matrices, color_ranges=color_ranges, transitions=TRANSITIONS, preview=preview,
                 text_fields=("text", "text2"), masked_rows_text="masks.out.empty_rows",
                 n_tokens=lambda s: len(tokens(s.text)), widest=widest_state,
                 one_edit=one_edit, array_labels=array_labels, code=code,

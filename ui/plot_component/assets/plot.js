@@ -237,17 +237,6 @@ window.__attentionLabPreview = (div, chart, k) => {
   drawing.finally(() => { if (state.pending === drawing) state.pending = null; });
   return true;
 };
-  stats.previewed = (stats.previewed || 0) + 1;
-  // cells alone: patched in, when the drawn chart is in the frame they were made for (not a whole frame's)
-  if (cells && !div.__alWhole && patchHeatmap(div, data)) return true;
-  div.__alWhole = !cells;
-  const drawing = Promise.resolve(window.Plotly.react(div, data, layout, state.config))
-    .then(() => colourLabels(div))
-    .catch((err) => console.warn("attention_lab.plot: could not show a drag's frame", err));
-  state.pending = drawing;
-  drawing.finally(() => { if (state.pending === drawing) state.pending = null; });
-  return true;
-};
 
 // ---- the redraw queue (one per page: the module is evaluated once) ---------------------------------------------
 const queue = new Map();  // plot div → its latest figure not drawn yet
@@ -341,8 +330,15 @@ function plotDiv(parent) {
       const w = div.clientWidth;
       if (!div.isConnected || !state.drawn || w <= 0 || (w === state.width && !staleWidth(div))) return;
       state.width = w;
-      Promise.resolve(window.Plotly.Plots.resize(div))
+      if (div.layout && div.layout.width) return;  // a chart laid out wider than its column keeps its width
+      // A relayout now, as one of this chart's draws (state.pending), not Plots.resize: that relayouts from a 100 ms
+      // timer, outside any draw's turn, and a fresh draw of another grid shape begun within those 100 ms met it
+      // half-way: the uncaught "Something went wrong with axis scaling" (tools/redraw_property.py, /qkv, twice in
+      // 48 sequences on a0984c9).
+      const resizing = Promise.resolve(window.Plotly.relayout(div, { autosize: true }))
         .catch((err) => console.warn("attention_lab.plot: could not resize", err));
+      state.pending = resizing;
+      resizing.finally(() => { if (state.pending === resizing) state.pending = null; });
     };
     state.resize = new ResizeObserver(resize);
     state.resize.observe(div);
