@@ -240,14 +240,15 @@ def _sent(ready: dict) -> dict:
 
 
 def _heatmap_frame(d: Drawn, entry, base: tuple):
-    """A heatmap in a frame's state: its cells (z, texts, hovers) when only they differ from the drawn chart, else
+    """A heatmap in a frame's state: its cells (z, texts, hovers) when only they differ from the drawn chart of one
+    trace, else
     the whole figure (``{"data", "layout"}``, drawn by plotly in place) when its size, margins, title's place, trace
     count and colour bar's side stay, else None (the value is not offered)."""
     M, E, extra = _matrix(entry)
     if M.shape != d.A.shape or (E is None) != (d.E is None):
         return None
     ready = d.make(M, E, **extra)
-    if _frame(ready) == base:
+    if _frame(ready) == base and len(ready["data"]) == 1:  # (masked cells are a second trace: a whole figure)
         return {"cells": _cells(ready)}
     return _whole(ready, d.ready)
 
