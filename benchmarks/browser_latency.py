@@ -512,13 +512,20 @@ DRAG_PROBE_JS = r"""([title, input]) => {
     }
     return null;
   };
-  let lastV = null, lastW = null;
+  let lastV = null, lastW = null, lastX = null;
+  const cell = () => {  // the edited cell's number: X's first cell (the cell slider's default cell)
+    const t = document.querySelector('.st-key-qkv-fig-X .heatmap-label text');
+    return t ? t.textContent : '';
+  };
   const check = () => {
     if (!D.on) return;
     const p = chart();
     const v = input.value;
     const w = p ? [...p.querySelectorAll('.heatmap-label text')].map(t => t.textContent).join('|') : '';
-    if (v !== lastV || w !== lastW) { D.log.push([performance.now(), v, w]); lastV = v; lastW = w; }
+    const x = cell();
+    if (v !== lastV || w !== lastW || x !== lastX) {
+      D.log.push([performance.now(), v, w, x]); lastV = v; lastW = w; lastX = x;
+    }
   };
   D.mo = new MutationObserver(check);
   D.mo.observe(document, {childList: true, subtree: true, characterData: true, attributes: true});
@@ -540,6 +547,8 @@ class DragCase:
     lag_ms: list = field(default_factory=list)  # per thumb value passed: until the weights show it (or a later one)
     release_ms: list = field(default_factory=list)  # per drag: release -> the released value's weights on screen
     rate: list = field(default_factory=list)  # per drag: weights updates a second while the pointer moved
+    cell_lag_ms: list = field(default_factory=list)  # per thumb value passed: until the edited cell shows it
+    cell_rate: list = field(default_factory=list)  # per drag: the edited cell's number changes a second
     ambiguous: int = 0  # thumb values whose weights read the same as another value's (2 decimals)
 
 
@@ -571,6 +580,14 @@ def learn_back(dc: DragCase, to: str) -> None:
         case.page.keyboard.press("ArrowLeft" if float(v) > float(to) else "ArrowRight")
         case.page.wait_for_timeout(150)
     raise SystemExit(f"{case.name}: the thumb did not come back to {to}")
+
+
+def cell_text(v: float) -> str:
+    """A heatmap cell's number as the app writes it (ui.numbers.cell, 2 decimals)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from ui.numbers import cell
+    return cell(v)
 
 
 def drag_once(dc: DragCase) -> None:
@@ -610,14 +627,19 @@ def drag_once(dc: DragCase) -> None:
     log, up = rec["log"], rec["up"]
     # the thumb's values in drag order, when each was first shown; the weights' states, when each began
     order, when = [], {}
-    for t, v, _ in log:
+    for t, v, *_ in log:
         if v not in when and (up is None or t <= up):
             when[v] = t
             order.append(v)
     if end not in when:
         when[end], order = up, order + [end]
     index = {v: k for k, v in enumerate(order)}
-    shown = [(t, max((index[v] for v in order if dc.texts.get(v) == w), default=-1)) for t, _, w in log]
+    shown = [(t, max((index[v] for v in order if dc.texts.get(v) == w), default=-1)) for t, _, w, _ in log]
+    # the edited cell (X's first) reads the thumb's value itself: no ambiguity, no learning needed
+    for v in order[1:]:
+        want = cell_text(float(v))
+        caught = next((t for t, _, _, x in log if t >= when[v] and x == want), None)
+        dc.cell_lag_ms.append((caught if caught is not None else log[-1][0]) - when[v])
     same = {v for v in order if sum(dc.texts.get(u) == dc.texts.get(v) for u in order) > 1}
     dc.ambiguous += len(same)
     for v in order[1:]:
@@ -625,23 +647,28 @@ def drag_once(dc: DragCase) -> None:
         caught = next((t for t, j in shown if t >= t_v and j >= k), None)
         dc.lag_ms.append((caught if caught is not None else log[-1][0]) - t_v)
     final = dc.texts[end]
-    settled = max((t for t, _, w in log if w != final), default=up)  # the last moment the weights were not final
-    later = [t for t, _, w in log if w == final and t >= settled]
+    settled = max((t for t, _, w, _ in log if w != final), default=up)  # the last moment the weights were not final
+    later = [t for t, _, w, _ in log if w == final and t >= settled]
     dc.release_ms.append(max((later[0] if later else log[-1][0]) - up, 0.0))
     t_first = when[order[1]] if len(order) > 1 else up
-    changes = sum(1 for (t, _, w), (_, _, w0) in zip(log[1:], log) if w != w0 and t_first <= t <= up and w in
+    changes = sum(1 for (t, _, w, _), (_, _, w0, _) in zip(log[1:], log) if w != w0 and t_first <= t <= up and w in
                   dc.texts.values())
     dc.rate.append(changes / max((up - t_first) / 1e3, 1e-3))
+    cells = sum(1 for (t, _, _, x), (_, _, _, x0) in zip(log[1:], log) if x != x0 and t_first <= t <= up)
+    dc.cell_rate.append(cells / max((up - t_first) / 1e3, 1e-3))
 
 
 def drag_table(dcs: list[DragCase]) -> str:
     rows = ["| case | drags | thumb → weights lag, median | p95 | weights updates/s during the drag (median) "
+            "| thumb → edited cell lag, median | p95 | edited cell updates/s (median) "
             "| release → final weights, median | p95 | key press → weights, median |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for dc in dcs:
         keys = fmt_ms(statistics.median(dc.case.ms)) if dc.case.ms else "-"
         rows.append(f"| {dc.case.name} | {len(dc.rate)} | {fmt_ms(statistics.median(dc.lag_ms))} "
                     f"| {fmt_ms(p95(dc.lag_ms))} | {statistics.median(dc.rate):.1f} "
+                    f"| {fmt_ms(statistics.median(dc.cell_lag_ms))} | {fmt_ms(p95(dc.cell_lag_ms))} "
+                    f"| {statistics.median(dc.cell_rate):.1f} "
                     f"| {fmt_ms(statistics.median(dc.release_ms))} | {fmt_ms(p95(dc.release_ms))} | {keys} |")
     return "\n".join(rows)
 
@@ -687,7 +714,9 @@ def drag_main(args: argparse.Namespace) -> None:
     print(f"\n(load average {os.getloadavg()[0]:.2f}; whole run {time.monotonic() - started:.0f} s)")
     if args.json:
         args.json.write_text(json.dumps({dc.case.name: {"lag_ms": dc.lag_ms, "release_ms": dc.release_ms,
-                                                        "rate": dc.rate, "key_ms": dc.case.ms} for dc in dcs},
+                                                        "rate": dc.rate, "cell_lag_ms": dc.cell_lag_ms,
+                                                        "cell_rate": dc.cell_rate, "key_ms": dc.case.ms}
+                                         for dc in dcs},
                                         indent=1))
 
 
