@@ -256,7 +256,7 @@ def query_section(page: runtime.Page, state: lesson.CrossState, res: lesson.Cros
                  apply=lambda s, q: lesson.with_query(s, q)[0], options=list(range(len(tgt))),
                  format_func=lambda i: f"{i + 1}: {tgt[i]}")
     query.explain(state.query, tgt, list(res.keys), res.Q, res.K, res.V, res.steps, masked=res.mask is not None,
-                  key="cross")
+                  key="cross", follow=lambda s: (lambda r: (r.V, r.steps))(lesson.compute(s)))
 
 
 def bottleneck_section(page: runtime.Page) -> None:

@@ -213,7 +213,8 @@ def head_detail(page: runtime.Page, state: lesson.MultiHeadState, res) -> None:
                                 title_args={"i": k + 1}, zmax=ranges.get(n),
                                 highlight_rows=state.query if n == "Q" else None)
     query.explain(state.query, toks, toks, res.Q_heads[k], res.K_heads[k], res.V_heads[k], res.heads[k],
-                  masked=state.causal, key="multihead")
+                  masked=state.causal, key="multihead",
+                  follow=lambda s: (lambda r: (r.V_heads[k], r.heads[k]))(lesson.compute(s)))
 
 
 def combine_section(page: runtime.Page, state: lesson.MultiHeadState, res) -> None:

@@ -187,7 +187,8 @@ def query_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRes
     bind.control(page, st.selectbox, "query", t("qkv.query"), value=state.query,
                  apply=lambda s, q: lesson.with_query(s, q)[0], options=list(range(state.n)),
                  format_func=lambda i: f"{i + 1}: {toks[i]}")
-    query.explain(state.query, toks, toks, res.Q, res.K, res.V, res.steps, masked=state.causal, key="qkv")
+    query.explain(state.query, toks, toks, res.Q, res.K, res.V, res.steps, masked=state.causal, key="qkv",
+                  follow=lambda s: (lambda r: (r.V, r.steps))(lesson.compute(s)))
 
 
 def preset_notes(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVResult) -> None:

@@ -155,7 +155,8 @@ def show_figure(spec: dict, *, key: str | None = None, caption: str | None = Non
     ``caption`` (plain text) under it. ``follow``: lesson state → this chart's spec in that state (the same code
     that made ``spec``), so that the chart follows a slider's drag before the run for each value (ui/preview.py;
     needs ``key``); tests/contract/test_preview.py holds each frame to the page drawn at its value. A figure drawn
-    without it keeps its numbers during a drag until the run at the release.
+    without it is redrawn during a drag by the server's runs only (the relay then keeps sending the thumb's value,
+    less often, beside the frames: ui/drag.py).
 
     Raises:
         TypeError: for anything but a dict (a go.Figure: call the builder's ``*_spec`` function instead)."""
@@ -163,7 +164,7 @@ def show_figure(spec: dict, *, key: str | None = None, caption: str | None = Non
         raise TypeError(f"show_figure takes a figure spec (a dict from ui.figures.*_spec), got {type(spec).__name__}; "
                         "use the builder's *_spec function instead of the go.Figure builder")
     ready = _ready(spec)
-    if follow is not None and key is not None:
+    if key is not None:
         preview.record_figure(key, follow, ready)
     _plot(ready, key, caption=caption)
 

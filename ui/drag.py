@@ -54,11 +54,12 @@ RELAYED = "_drag_relayed"
 DRAG_JS = """
 export default function ({ parentElement, setTriggerValue, data }) {
   const R = window.__attentionLabDrag || (window.__attentionLabDrag = install());
-  if (data && data.f) {  // the frames element (mount_frames): a drag's frames, for the drag that asked for them
-    const d = R.drag;
-    if (data.frames && d && data.frames.s >= d.asked && sameKeys(data.frames.keys, d.keys)) {
-      R.frames = data.frames;
-      R.frames.decoded = new Map();
+  if (data && data.f) {  // the frames element (mount_frames) of a scope, drawn again by each run of the scope
+    if (data.frames) {
+      R.frames = { ...data.frames, host: parentElement };
+      R.asked.delete(String(data.frames.keys));
+    } else if (R.frames && R.frames.host === parentElement) {
+      R.frames = null;  // a later run of the same scope: the state the frames were built from may be gone
     }
     return () => {};
   }
@@ -70,6 +71,7 @@ export default function ({ parentElement, setTriggerValue, data }) {
   return () => { if (R.senders.get(parentElement) === setTriggerValue) R.senders.delete(parentElement); };
 }
 const LIVE = '[class*="st-key-al-live-"]';  // a live fragment's container (ui.runtime.Page.live)
+const RELAY_MS = 600;
 const sameKeys = (a, b) => Array.isArray(a) && Array.isArray(b) && a.length === b.length
   && a.every((k, i) => k === b[i]);
 const cssKey = (key) => `st-key-${String(key).replace(/[^a-zA-Z0-9_-]/g, "-")}`;
@@ -94,7 +96,9 @@ function showFrame(R, k) {
   return all;
 }
 function install() {
-  const R = { senders: new Map(), drag: null, seq: 0, frames: null };
+  // frames: the last frames a run built ({values, charts, keys, s, host}); asked: the sliders (their keys, joined)
+  // whose frames were asked for by a pointer over them, and when
+  const R = { senders: new Map(), drag: null, seq: 0, frames: null, asked: new Map() };
   // The relay that reruns what the slider's own move reruns: the one in the slider's innermost live fragment, or,
   // for a slider outside any, the frame's (a whole-app rerun).
   function senderFor(slider) {
@@ -118,9 +122,30 @@ function install() {
     R.seq += 1;
     d.seqSent = R.seq;
     d.acked = false;
-    if (!done) d.asked = R.seq;  // the frames around this value are asked for with it
-    d.send("drag", { k: d.keys, v: Number(value), f: Number(d.from), s: R.seq, d: done ? 1 : 0, p: done ? 0 : 1 });
+    // every message asks for the frames around its value (the closing one for the next drag of the slider)
+    d.send("drag", { k: d.keys, v: Number(value), f: Number(d.from), s: R.seq, d: done ? 1 : 0, p: 1 });
   }
+  const ready = (keys) => !!(R.frames && sameKeys(R.frames.keys, keys));
+  function sliderOf(ev) {
+    const slider = ev.target.closest && ev.target.closest('[data-testid="stSlider"]');
+    const input = slider && slider.querySelector('input[type="range"]');
+    const box = slider && slider.closest('[data-testid="stElementContainer"]');
+    const keys = box ? [...box.classList].filter((c) => c.startsWith("st-key-")) : [];
+    return input && keys.length ? { slider, input, keys } : null;
+  }
+  // A pointer coming over a slider asks for its frames (at most once a second each, none during a drag), so that a
+  // drag begun a moment later has them at once: no run at its start, the numbers follow from the first move.
+  document.addEventListener("pointerover", (ev) => {
+    const s = R.drag ? null : sliderOf(ev);
+    if (!s || ready(s.keys) || state() !== "notRunning") return;
+    const now = performance.now(), id = String(s.keys);
+    if (now - (R.asked.get(id) || -Infinity) < 1000) return;
+    const send = senderFor(s.slider);
+    if (!send) return;
+    R.asked.set(id, now);
+    R.seq += 1;
+    send("drag", { k: s.keys, v: Number(s.input.value), f: Number(s.input.value), s: R.seq, d: 0, p: 1, h: 1 });
+  }, true);
   function frame() {
     const d = R.drag;
     if (!d) return;
@@ -131,28 +156,29 @@ function install() {
     }
     const value = d.input.value;
     const k = frameOf(R, d, value);
-    if (k >= 0) {  // the server's numbers for this value are here: shown on this animation frame, nothing sent
+    if (k >= 0) {  // the server's numbers for this value are here: shown on this animation frame
       if (busy()) d.shown = null;  // a run or a chart's redraw under way: its charts may come after the patch
-      else if (d.shown !== value && showFrame(R, k)) { d.shown = value; d.last = value; }
-    } else if (!d.inflight && st === "notRunning" && value !== d.last) {
-      d.last = value; d.sent = true; d.inflight = true; d.seenRun = false; d.sentAt = now; d.shown = null;
+      else if (d.shown !== value && showFrame(R, k)) d.shown = value;
+    }
+    // Sent to the server: a value without a frame; and, while the frames leave a chart out (a figure that cannot
+    // follow), a value with one too, at most every RELAY_MS, so that the frames keep most of the main thread.
+    const send = k < 0 || (!R.frames.complete && now - (d.sentAt || 0) >= RELAY_MS);
+    if (send && !d.inflight && st === "notRunning" && value !== d.last) {
+      d.last = value; d.sent = true; d.inflight = true; d.seenRun = false; d.sentAt = now;
+      if (k < 0) d.shown = null;
       post(d, value, false);
     }
     d.raf = requestAnimationFrame(frame);
   }
   document.addEventListener("pointerdown", (ev) => {
-    const slider = ev.target.closest && ev.target.closest('[data-testid="stSlider"]');
-    const input = slider && slider.querySelector('input[type="range"]');
-    const box = slider && slider.closest('[data-testid="stElementContainer"]');
-    if (!input || !box || ev.button !== 0) return;
-    const keys = [...box.classList].filter((c) => c.startsWith("st-key-"));
-    if (!keys.length) return;
+    const s = sliderOf(ev);
+    if (!s || ev.button !== 0) return;
+    const { slider, input, keys } = s;
     if (R.drag) cancelAnimationFrame(R.drag.raf);
-    R.frames = null;  // frames of an earlier drag may be of another state
-    R.drag = { input, keys, from: input.value, last: input.value, sent: false, inflight: true, seenRun: false,
-               sentAt: performance.now(), send: senderFor(slider), seqSent: 0, acked: false, asked: Infinity,
-               shown: input.value };
-    post(R.drag, input.value, false);  // asks for the frames around the value the drag starts from
+    const have = ready(keys);  // frames built since the scope's last run (asked for by the pointer coming over)
+    R.drag = { input, keys, from: input.value, last: input.value, sent: false, inflight: !have, seenRun: false,
+               sentAt: performance.now(), send: senderFor(slider), seqSent: 0, acked: false, shown: input.value };
+    if (!have) post(R.drag, input.value, false);  // asks for the frames around the value the drag starts from
     R.drag.raf = requestAnimationFrame(frame);
   }, true);
   const end = () => {
@@ -165,8 +191,9 @@ function install() {
     requestAnimationFrame(() => requestAnimationFrame(() => {
       const k = frameOf(R, d, d.input.value);
       if (k >= 0) showFrame(R, k);
-      R.frames = null;
-      post(d, d.input.value, true);  // (always: the drag's first message asked for frames and set a relayed value)
+      // (always: the state must hold the thumb's value, the run redraws what a frame could not, and it brings
+      // the frames for the slider's next drag)
+      post(d, d.input.value, true);
     }));
   };
   window.addEventListener("pointerup", end, true);
@@ -284,6 +311,11 @@ def _on_drag(relay_key: str) -> None:
     value, start = bound.read(msg.get("v")), bound.read(msg.get("f"))
     if value is None or start is None:
         return
+    if msg.get("p") and isinstance(msg.get("s"), int):  # the frames around this value asked for (ui/preview.py)
+        st.session_state.setdefault(preview.REQUEST, {})[relay_key] = {
+            "css": css_class(bound.key), "k": msg["k"], "v": float(msg["v"]), "s": msg["s"]}
+    if msg.get("h"):  # a pointer over the slider: frames only, nothing applied
+        return
     relayed = st.session_state.setdefault(RELAYED, {})
     if msg.get("d"):  # the thumb at rest: its value is the truth, whatever the slider sent
         relayed.pop(bound.key, None)
@@ -293,9 +325,6 @@ def _on_drag(relay_key: str) -> None:
     elif same(st.session_state[bound.key], start):
         relayed[bound.key] = (start, value)
         bound.relay(value)
-        if msg.get("p") and isinstance(msg.get("s"), int):  # the frames around this value asked for (ui/preview.py)
-            st.session_state.setdefault(preview.REQUEST, {})[relay_key] = {
-                "css": css_class(bound.key), "k": msg["k"], "v": float(msg["v"]), "s": msg["s"]}
 
 
 # A relay's element takes no room: without this its (empty) element container added a 16 px gap to the sidebar.

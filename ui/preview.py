@@ -81,9 +81,9 @@ def scope() -> Iterator[dict]:
         _SCOPES.reset(token)
 
 
-def record_figure(key: str, follow: Callable, ready: dict) -> None:
-    """A keyed figure drawn with ``follow`` (ui.charts.show_figure): recorded in every open scope. A figure drawn
-    without one is not recorded: it keeps its numbers during a drag, and the run at the release redraws it."""
+def record_figure(key: str, follow: Callable | None, ready: dict) -> None:
+    """A keyed figure drawn (ui.charts.show_figure) with ``follow`` (state → its spec) or without (None: frames
+    cannot show it; the frames then say they are not complete, and the relay goes on sending the thumb's value)."""
     for drawn in _SCOPES.get():
         drawn[key] = Followed(follow, ready)
 
@@ -163,7 +163,8 @@ def frames(page, bound, center: float, drawn: dict[str, Drawn]) -> dict | None:
 
 def build(page, bound, center: float, drawn: dict) -> dict | None:
     """The frames of a drag of slider ``bound`` (ui.drag._Bound) from the thumb's value ``center``: {"values":
-    [the browser's value of each frame, ascending], "charts": [...]}, or None when the page has nothing to follow
+    [the browser's value of each frame, ascending], "charts": [...], "complete": whether every keyed chart of the
+    scope is in them (a figure drawn without ``follow`` is not)}, or None when the page has nothing to follow
     the drag (no chart to follow, a keyless heatmap, a heatmap the lesson's declaration leaves out, or fewer than two
     values). A heatmap's chart: {"key", "kind": "heatmap", "shape", and per frame "z" (base64 float32), "text"
     (flat), "hover" (flat, None where they are the texts) when only its cells change, else "figures" ({"data",
@@ -179,7 +180,8 @@ def build(page, bound, center: float, drawn: dict) -> dict | None:
 
     lesson = page.lesson
     heat = {k: d for k, d in drawn.items() if isinstance(d, Drawn)}
-    figs = {k: d for k, d in drawn.items() if isinstance(d, Followed)}
+    figs = {k: d for k, d in drawn.items() if isinstance(d, Followed) and d.follow is not None}
+    complete = not any(isinstance(d, Followed) and d.follow is None for d in drawn.values())
     if bound.transition is None or not (heat or figs) or None in drawn or (heat and lesson.preview is None):
         return None
     cells = sum(d.A.size for d in heat.values()) + FIGURE_CELLS * len(figs)
@@ -231,7 +233,7 @@ def build(page, bound, center: float, drawn: dict) -> dict | None:
         figures = [None if found[v][k] == drawn_fig else found[v][k] for v in values]
         if any(f is not None for f in figures):
             out.append({"key": k, "kind": "figure", "figures": figures})
-    return {"values": values, "charts": out}
+    return {"values": values, "charts": out, "complete": complete}
 
 
 def _sent(ready: dict) -> dict:

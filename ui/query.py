@@ -3,6 +3,8 @@ sums of products, ÷√d_k, the mask, e^(s − s_max), the weights, the bars of 
 vector as a weighted sum. Every lesson that shows a query's arithmetic draws it here (texts ``query.*``)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import streamlit as st
 
@@ -29,7 +31,8 @@ def _weight_factor(w: float, exact: bool) -> str:
     return numbers.factor(numbers.prob(w, tex=True, exact=exact))
 
 
-def explain(i: int, rows, cols, Q, K, V, steps: AttentionSteps, *, masked: bool, key: str) -> None:
+def explain(i: int, rows, cols, Q, K, V, steps: AttentionSteps, *, masked: bool, key: str,
+            follow: Callable[[object], tuple] | None = None) -> None:
     """Query ``i``'s arithmetic: the words, the two formulas, the table (one line per key), the bars of its weights
     and its value mix side by side, and the output as a weighted sum of values.
 
@@ -40,6 +43,8 @@ def explain(i: int, rows, cols, Q, K, V, steps: AttentionSteps, *, masked: bool,
         steps: the attention's AttentionSteps (scores, scaled_scores with −∞ where masked, weights, output).
         masked: a mask was applied: the table gets a "+ mask" column.
         key: the charts' key prefix: ``<key>.fig.qbars`` and ``<key>.fig.mix``.
+        follow: lesson state → its (V, steps) for the same query and tokens, so that the two charts follow a
+            slider's drag (ui.charts.show_figure ``follow``); None: they wait for the server's runs.
     """
     rows, cols = list(rows), list(cols)
     d_k = Q.shape[1]
@@ -65,14 +70,23 @@ def explain(i: int, rows, cols, Q, K, V, steps: AttentionSteps, *, masked: bool,
     st.caption(t("num.rule"))
     w, out = steps.weights[i], steps.output[i]
     c1, c2 = charts.chart_columns(F.bars_need(w, percent=True, exact=w_exact), F.bars_need(out))
+
+    def bars(V, steps) -> dict:
+        return F.bars_spec(steps.weights[i], cols, title=t("fig.qbars.title", token=escape.chart(rows[i])),
+                           percent=True, y_range=(0, 1.12), hover=t("fig.qbars.hover"), width_px=c1.width_px,
+                           exact=numbers.softmax_exact(steps.scaled_scores[i]))
+
+    def mix(V, steps) -> dict:
+        return F.vector_mix_spec(V, steps.weights[i], steps.output[i], cols, out_label=t("fig.mix.out"),
+                                 dim_title=t("fig.mix.dim"), title=t("fig.mix.title", token=escape.chart(rows[i])),
+                                 width_px=c2.width_px, exact=numbers.softmax_exact(steps.scaled_scores[i]))
+
     with c1:
-        charts.show_figure(F.bars_spec(w, cols, title=t("fig.qbars.title", token=escape.chart(rows[i])),
-                                       percent=True, y_range=(0, 1.12), hover=t("fig.qbars.hover"),
-                                       width_px=c1.width_px, exact=w_exact), key=f"{key}.fig.qbars")
+        charts.show_figure(bars(V, steps), key=f"{key}.fig.qbars",
+                           follow=None if follow is None else lambda s: bars(*follow(s)))
     with c2:
-        charts.show_figure(F.vector_mix_spec(V, w, out, cols, out_label=t("fig.mix.out"), dim_title=t("fig.mix.dim"),
-                                             title=t("fig.mix.title", token=escape.chart(rows[i])),
-                                             width_px=c2.width_px, exact=w_exact), key=f"{key}.fig.mix")
+        charts.show_figure(mix(V, steps), key=f"{key}.fig.mix",
+                           follow=None if follow is None else lambda s: mix(*follow(s)))
     terms = " + ".join(r"%s\,v_{%s}" % (_weight_factor(x, ex), escape.latex(tok))
                        for x, ex, tok in zip(w, w_exact, cols))
     if len(cols) > 6:
