@@ -538,6 +538,7 @@ DRAG_CASES = [c for c in CASES if c[0].startswith("/qkv") and c[3] == CELL_SLIDE
 DRAG_STEPS = 30  # slider steps (0.1 each) one drag covers
 DRAG_MOVES = 45  # pointer moves per drag, DRAG_MOVE_MS apart (a 1.5 s drag, ~20 steps a second)
 DRAG_MOVE_MS = 33
+DWELL_MS = 400  # the pointer rests on the thumb this long before the press (both servers alike)
 
 
 @dataclass
@@ -607,6 +608,7 @@ def drag_once(dc: DragCase) -> None:
     before = weights_texts(page, case.title)
     page.evaluate(DRAG_PROBE_JS, [case.title, slider.element_handle()])
     page.mouse.move(x0, y0)
+    page.wait_for_timeout(DWELL_MS)  # a hand comes to rest on the thumb before it presses
     page.mouse.down()
     for i in range(1, DRAG_MOVES + 1):
         page.mouse.move(x0 + dx * i, y0)
