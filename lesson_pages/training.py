@@ -157,15 +157,21 @@ def scrub(page: runtime.Page) -> None:
                                 caption=_ideal_caption(state.task), cell_px=low)
         if page.presenting:
             st.markdown(_phase(state, r, on_answer))
-        curves = [(chart_text(t("training.curve.held_out")), h.held_out_loss),
-                  (chart_text(t("training.curve.batch")), h.loss)]
-        top = float(max(h.loss.max(), h.held_out_loss.max()))
         decay_now = core.decay_term(h.params(state.step), lesson.DECAY)  # the gap between the two curves
-        charts.show_figure(_loss_chart(curves, state.step, t("training.curve.title"), top),
-                           key="training.fig.loss", caption=t("training.curve.caption", decay=numbers.num(lesson.DECAY),
-                                                                gap=numbers.num(decay_now, 3)))
+        charts.show_figure(_step_loss_spec(state), key="training.fig.loss", follow=_step_loss_spec,
+                           caption=t("training.curve.caption", decay=numbers.num(lesson.DECAY),
+                                     gap=numbers.num(decay_now, 3)))
     if page.reveals("matrices"):
         matrices(page, r, arrays)
+
+
+def _step_loss_spec(state: lesson.TrainingState) -> dict:
+    """The state's training's two loss curves with its step marked (also a drag's frames: ui/preview.py)."""
+    h = lesson.run(state).history
+    curves = [(chart_text(t("training.curve.held_out")), h.held_out_loss),
+              (chart_text(t("training.curve.batch")), h.loss)]
+    top = float(max(h.loss.max(), h.held_out_loss.max()))
+    return _loss_chart(curves, state.step, t("training.curve.title"), top)
 
 
 def _loss_chart(curves, step: int | None, title: str, top: float) -> dict:
