@@ -153,8 +153,9 @@ def show_figure(spec: dict, *, key: str | None = None, caption: str | None = Non
                 follow: Callable[[object], dict] | None = None) -> None:
     """Draw a figure spec: a plain dict in validated form from ui.figures (``*_spec``), full width, plot_config(),
     ``caption`` (plain text) under it. ``follow``: lesson state → this chart's spec in that state (the same code
-    that made ``spec``), so that the chart follows a slider's drag before the run for each value (ui/preview.py;
-    needs ``key``); tests/contract/test_preview.py holds each frame to the page drawn at its value. A figure drawn
+    that made ``spec``), or None where it cannot draw that state, so that the chart follows a slider's drag
+    before the run for each value (ui/preview.py; needs ``key``); tests/contract/test_preview.py holds each frame to
+    the page drawn at its value. A figure drawn
     without it is redrawn during a drag by the server's runs only (the relay then keeps sending the thumb's value,
     less often, beside the frames: ui/drag.py).
 

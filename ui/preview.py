@@ -275,5 +275,8 @@ def _place(layout: dict) -> tuple:
 def _figure_frame(charts, d: Followed, state) -> dict | None:
     """A followed figure in ``state`` ({"data", "layout" without its template}), or None when its size, margins or
     title's place would differ from the drawn figure's."""
-    whole = _whole(charts.ready_figure(d.follow(state)), d.ready)
+    spec = d.follow(state)
+    if spec is None:  # the follow cannot draw that state (another number of keys): the value is not offered
+        return None
+    whole = _whole(charts.ready_figure(spec), d.ready)
     return None if whole is None else whole["figure"]

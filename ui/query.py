@@ -81,12 +81,17 @@ def explain(i: int, rows, cols, Q, K, V, steps: AttentionSteps, *, masked: bool,
                                  dim_title=t("fig.mix.dim"), title=t("fig.mix.title", token=escape.chart(rows[i])),
                                  width_px=c2.width_px, exact=numbers.softmax_exact(steps.scaled_scores[i]))
 
+    def followed(spec: Callable) -> Callable | None:  # another state's charts, while its rows and keys are these
+        def draw(s):
+            V_s, steps_s = follow(s)
+            same = steps_s.weights.shape == steps.weights.shape and len(V_s) == len(cols)
+            return spec(V_s, steps_s) if same else None
+        return None if follow is None else draw
+
     with c1:
-        charts.show_figure(bars(V, steps), key=f"{key}.fig.qbars",
-                           follow=None if follow is None else lambda s: bars(*follow(s)))
+        charts.show_figure(bars(V, steps), key=f"{key}.fig.qbars", follow=followed(bars))
     with c2:
-        charts.show_figure(mix(V, steps), key=f"{key}.fig.mix",
-                           follow=None if follow is None else lambda s: mix(*follow(s)))
+        charts.show_figure(mix(V, steps), key=f"{key}.fig.mix", follow=followed(mix))
     terms = " + ".join(r"%s\,v_{%s}" % (_weight_factor(x, ex), escape.latex(tok))
                        for x, ex, tok in zip(w, w_exact, cols))
     if len(cols) > 6:
