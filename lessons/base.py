@@ -13,6 +13,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from attention_core import AttentionSteps, softmax_exact
+
 from . import link
 from .link import LinkSchema, Notice
 
@@ -126,6 +128,15 @@ class Question:
 
     key: str
     state: Callable[[], object]
+
+
+def steps_preview(prefix: str, steps: AttentionSteps) -> dict[str, np.ndarray | tuple[np.ndarray, np.ndarray]]:
+    """The ``Lesson.preview`` entries of the attention steps' usual heatmaps, keyed ``<prefix>.scores``, ``.scaled``
+    (the scores times 1/√d_k, before any mask), ``.masked`` (the scaled scores, −∞ where masked), ``.weights``
+    (with which are exactly 0 or 1) and ``.out``."""
+    return {f"{prefix}.scores": steps.scores, f"{prefix}.scaled": steps.scores * steps.scale,
+            f"{prefix}.masked": steps.scaled_scores,
+            f"{prefix}.weights": (steps.weights, softmax_exact(steps.scaled_scores)), f"{prefix}.out": steps.output}
 
 
 def moved(default_state: Callable[[], object], transitions: Mapping[str, Transition], *moves) -> Callable[[], object]:

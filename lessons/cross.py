@@ -30,13 +30,12 @@ from attention_core import (
     project_qkv,
     scaled_dot_product_attention,
     softmax,
-    softmax_exact,
 )
 from attention_core.tokens import MAX_TEXT_CHARS, MAX_TOKENS, tokenize
 
 from . import code as script_code
 from . import link, ranges, seeded
-from .base import Lesson, Prediction, Presentation, Question, Transition, moved, widest_text
+from .base import Lesson, Prediction, Presentation, Question, Transition, moved, steps_preview, widest_text
 from .cells import CELL_LIMIT, Refusal, placed_cell, placed_matrix
 from .code import short_sentence
 from .link import Notice
@@ -374,10 +373,8 @@ def preview(state: CrossState) -> dict[str, np.ndarray | tuple[np.ndarray, np.nd
     res = compute(state)
     if res is None:
         return out
-    s = res.steps
-    out.update({"cross.fig.Q": res.Q, "cross.fig.K": res.K, "cross.fig.V": res.V, "cross.fig.scores": s.scores,
-                "cross.fig.scaled": s.scores * s.scale, "cross.fig.masked": s.scaled_scores,
-                "cross.fig.weights": (s.weights, softmax_exact(s.scaled_scores)), "cross.fig.out": s.output})
+    out.update({"cross.fig.Q": res.Q, "cross.fig.K": res.K, "cross.fig.V": res.V,
+                **steps_preview("cross.fig", res.steps)})
     b = bottleneck(state)
     if b is not None and b.match is not None:
         out["cross.fig.bottleneck"] = np.array([b.fixed, b.mixed, b.V[b.match]])

@@ -14,12 +14,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from attention_core import AttentionSteps, causal_mask, project_qkv, scaled_dot_product_attention, softmax_exact
+from attention_core import AttentionSteps, causal_mask, project_qkv, scaled_dot_product_attention
 from attention_core.tokens import MAX_TEXT_CHARS, tokenize
 
 from . import code as script_code
 from . import link, ranges, seeded
-from .base import Lesson, Prediction, Presentation, Question, Transition, moved, widest_text
+from .base import Lesson, Prediction, Presentation, Question, Transition, moved, steps_preview, widest_text
 from .cells import CELL_LIMIT, Refusal, check_cell, checked_matrix, with_one_cell
 from .code import short_sentence
 from .link import Notice
@@ -419,10 +419,8 @@ def preview(state: QKVState) -> dict[str, np.ndarray | tuple[np.ndarray, np.ndar
     res = compute(state)
     if res is None:
         return out
-    s = res.steps
-    out.update({"qkv.fig.Q_out": res.Q, "qkv.fig.K_out": res.K, "qkv.fig.V_out": res.V, "qkv.fig.scores": s.scores,
-                "qkv.fig.scaled": s.scores * s.scale, "qkv.fig.masked": s.scaled_scores,
-                "qkv.fig.weights": (s.weights, softmax_exact(s.scaled_scores)), "qkv.fig.out": s.output})
+    out.update({"qkv.fig.Q_out": res.Q, "qkv.fig.K_out": res.K, "qkv.fig.V_out": res.V,
+                **steps_preview("qkv.fig", res.steps)})
     return out
 
 

@@ -50,7 +50,8 @@ RELAYED = "_drag_relayed"
 # watch of that slider's range input (react-aria keeps the thumb's value there during a drag) on every animation
 # frame; a new value is sent when no run is in flight and the app is at rest. Sent: {k: the element container's
 # st-key-* classes, v: the thumb's value (select_slider: the option's index), f: the value when the pointer went down,
-# s: a sequence number, d: 1 for the closing message}.
+# s: a sequence number, d: 1 for the closing message, p: 1 to ask for the frames around v (ui/preview.py), h: 1 for
+# a pointer over the slider (frames only, nothing applied)}.
 DRAG_JS = """
 export default function ({ parentElement, setTriggerValue, data }) {
   const R = window.__attentionLabDrag || (window.__attentionLabDrag = install());

@@ -5,9 +5,10 @@ React; benchmarks/profiles/README.md, 2026-12-05), so numbers that wait for a ru
 a second. Here the server computes, once, the numbers of the slider's nearby values, and the browser shows them as
 the thumb passes them, on its own animation frames:
 
-* When the pointer goes down on a slider, the relay (ui/drag.py) sends the thumb's value asking for frames. The run
-  it causes draws the page as usual; every keyed heatmap drawn in the run's scope is recorded (:func:`record`, from
-  ui.charts.show_heatmap: its matrix and every other argument of its drawing).
+* When a pointer comes over a slider (or presses it, or a value is relayed, or the drag ends), the relay
+  (ui/drag.py) asks for frames around the thumb's value. The run it causes draws the page as usual; every keyed chart
+  drawn in the run's scope is recorded (:func:`record` from ui.charts.show_heatmap: its matrix and how to draw it
+  again; :func:`record_figure` from ui.charts.show_figure: its ``follow``, or None).
 * At the end of that scope (a live fragment, or the whole page: :func:`scope`), :func:`frames` applies the slider's
   own pure transition (``Page.moved`` with what ``ui.bind.control`` or ``ui.widgets.cell_slider`` apply) for the
   values within a few steps of the thumb's, asks the lesson for the matrices its heatmaps would show

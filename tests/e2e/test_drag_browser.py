@@ -19,7 +19,16 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 import lessons
 
 from .helpers import SIDEBAR, assert_no_exception, assert_no_page_errors
-from .test_slider_keys_browser import PAGE_JS, SLIDERS, at_rest, numbers, slider_input, sliders_at_rest, sliders_to_try
+from .test_slider_keys_browser import (
+    PAGE_JS,
+    SLIDERS,
+    at_rest,
+    fresh_load,
+    numbers,
+    slider_input,
+    sliders_at_rest,
+    sliders_to_try,
+)
 
 HOLD_MS = 2500  # the pointer stays down at most this long after the last move: the relayed values must show by then
 STEPS = 4
@@ -86,15 +95,7 @@ def test_a_drag_moves_the_numbers_before_the_release_on_every_slider(browser, pa
 
     # after the drags the page is what its own link opens
     dragged = page.evaluate(PAGE_JS)
-    ctx = browser.new_context(viewport=page.viewport_size)
-    try:
-        fresh = ctx.new_page()
-        fresh.goto(page.url)
-        fresh.wait_for_selector(SLIDERS, timeout=60_000)
-        at_rest(fresh)
-        again = fresh.evaluate(PAGE_JS)
-    finally:
-        ctx.close()
+    again, _ = fresh_load(browser, page)
     assert again["sliders"] == dragged["sliders"], f"/{lesson}: the link opens other slider values"
     assert again["text"] == dragged["text"], f"/{lesson}: the page's text differs from a fresh load of its link"
     assert again["charts"] == dragged["charts"], f"/{lesson}: a chart differs from a fresh load of its link"

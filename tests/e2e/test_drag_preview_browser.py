@@ -13,7 +13,7 @@ from __future__ import annotations
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .helpers import assert_no_exception, assert_no_page_errors
-from .test_slider_keys_browser import PAGE_JS, SLIDERS, at_rest, numbers, sliders_at_rest
+from .test_slider_keys_browser import PAGE_JS, at_rest, fresh_load, numbers, sliders_at_rest
 
 CELL = ".st-key-qkv-cell-v input[type=range]"
 X_FIRST = "() => { const t = document.querySelector('.st-key-qkv-fig-X .heatmap-label text'); " \
@@ -72,15 +72,7 @@ def test_heatmaps_follow_a_drag_without_a_run_per_value(browser, page, page_erro
     assert as_number(page.evaluate(X_FIRST)) == numbers(inp)[3]
 
     dragged = page.evaluate(PAGE_JS)
-    ctx = browser.new_context(viewport=page.viewport_size)
-    try:
-        fresh = ctx.new_page()
-        fresh.goto(page.url)
-        fresh.wait_for_selector(SLIDERS, timeout=60_000)
-        at_rest(fresh)
-        again = fresh.evaluate(PAGE_JS)
-    finally:
-        ctx.close()
+    again, _ = fresh_load(browser, page)
     assert again["sliders"] == dragged["sliders"]
     assert again["text"] == dragged["text"]
     assert again["charts"] == dragged["charts"], "after the drag a chart differs from a fresh load of the link"

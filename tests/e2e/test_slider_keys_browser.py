@@ -85,6 +85,22 @@ def at_rest(page, still_ms: int = 600, timeout_s: float = 30) -> None:
     }""", arg=[APP_READY, still_ms], polling=50, timeout=timeout_s * 1000)
 
 
+def fresh_load(browser, page) -> tuple[dict, list]:
+    """The page's own link (its address) opened in a fresh browser context of the same size, at rest: its PAGE_JS
+    reading, and the page errors it raised."""
+    ctx = browser.new_context(viewport=page.viewport_size)
+    try:
+        fresh = ctx.new_page()
+        errors = []
+        fresh.on("pageerror", lambda e: errors.append(e))
+        fresh.goto(page.url)
+        fresh.wait_for_selector(SLIDERS, timeout=60_000)
+        at_rest(fresh)
+        return fresh.evaluate(PAGE_JS), errors
+    finally:
+        ctx.close()
+
+
 def slider_input(page, k: int):
     return page.locator(SLIDERS).nth(k).locator("input[type='range']")
 
@@ -160,18 +176,8 @@ def test_quick_presses_land_on_every_slider_and_the_numbers_follow(browser, page
 
     # the numbers on the page are those of the values the thumbs show: a fresh load of the page's link agrees
     pressed = page.evaluate(PAGE_JS)
-    ctx = browser.new_context(viewport=page.viewport_size)
-    try:
-        fresh = ctx.new_page()
-        errors = []
-        fresh.on("pageerror", lambda e: errors.append(e))
-        fresh.goto(page.url)
-        fresh.wait_for_selector(SLIDERS, timeout=60_000)
-        at_rest(fresh)
-        again = fresh.evaluate(PAGE_JS)
-        assert_no_page_errors(errors)
-    finally:
-        ctx.close()
+    again, errors = fresh_load(browser, page)
+    assert_no_page_errors(errors)
     assert again["sliders"] == pressed["sliders"], f"/{lesson}: the link opens other slider values"
     for _ in range(CATCH_UP_S * 10):  # a loaded machine (CI) may still be drawing what the last press sent
         if pressed["text"] == again["text"] and pressed["charts"] == again["charts"]:
