@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from . import echo, preview
+from .triggers import ONE_SCOPE_JS
 
 DRAG_KEY = "frame.drag"  # the relay's widget key (its trigger "drag")
 SLIDERS = "_drag_sliders"
@@ -102,16 +103,17 @@ function install() {
   const R = { senders: new Map(), drag: null, seq: 0, frames: null, asked: new Map() };
   // The relay that reruns what the slider's own move reruns: the one in the slider's innermost live fragment, or,
   // for a slider outside any, the frame's (a whole-app rerun).
+  // (its sends go out in a batch of their own scope: ui/triggers.py)
   function senderFor(slider) {
     const scope = slider.closest(LIVE);
     let frame = null;
     for (const [host, send] of R.senders) {
       if (!host.isConnected) { R.senders.delete(host); continue; }
       const own = host.closest(LIVE);
-      if (scope && own === scope) return send;
+      if (scope && own === scope) return (name, value) => sendInScope(scope, () => send(name, value));
       if (!own) frame = send;
     }
-    return frame;
+    return frame && ((name, value) => sendInScope(null, () => frame(name, value)));
   }
   const state = () => {
     const app = document.querySelector('[data-testid="stApp"]');
@@ -201,7 +203,7 @@ function install() {
   window.addEventListener("pointercancel", end, true);
   return R;
 }
-"""
+""" + ONE_SCOPE_JS
 
 
 def css_class(key: str) -> str:

@@ -22,6 +22,7 @@ import lessons
 
 from . import share
 from .i18n import t
+from .triggers import ONE_SCOPE_JS
 
 PRESENT_KEY = "frame.present"  # the frame's switch: True in presentation mode
 KEYS_KEY = "frame.present_keys"  # the keyboard's component (its trigger "key")
@@ -54,7 +55,8 @@ function install() {
     e.preventDefault();
     if (clicker) e.stopPropagation();  // not also a slider's big step (a trial: a touched slider took the clicker)
     P.n += 1;
-    P.send("key", { d: d, n: P.n });
+    const send = P.send, msg = { d: d, n: P.n };
+    sendInScope(null, () => send("key", msg));  // the whole app's: never in a fragment's batch (ui/triggers.py)
   }, true);
   return P;
 }
@@ -100,7 +102,7 @@ function align(anchor, picture) {  // (only the latest call acts: an older one, 
   };
   setTimeout(tick, 150);
 }
-"""
+""" + ONE_SCOPE_JS
 STYLE = ("<style>html{font-size:18px}"  # larger type everywhere (Streamlit's sizes are in rem; 16 px normally)
          "[data-testid='stMainBlockContainer']{padding-top:0.6rem;max-width:none}"
          # the bar stays in view at the top while the page scrolls, over Streamlit's (empty, transparent) header,

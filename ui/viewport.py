@@ -22,6 +22,7 @@ import streamlit as st
 
 from . import figures as F
 from .drag import css_class
+from .triggers import ONE_SCOPE_JS
 
 KEY = "frame.viewport"  # the relay's key; its trigger value {"width": px}
 WIDTH_KEY = "frame.column_px"  # the session's main-column width (px), as the browser last said
@@ -55,7 +56,8 @@ function install() {
     if (V.sent === w) return;  // sent, its run not here yet
     V.sent = w;
     V.sends += 1;
-    V.send("width", w);
+    const send = V.send;
+    sendInScope(null, () => send("width", w));  // (ui/triggers.py)
   };
   const later = () => { clearTimeout(V.timer); V.timer = setTimeout(V.check, 120); };
   const observer = new ResizeObserver(later);
@@ -71,7 +73,7 @@ function install() {
   return V;
 }
 const data_tolerance = %(tolerance)d, data_grow = %(grow)d;
-"""
+""" + ONE_SCOPE_JS
 
 HIDE_CSS = "." + css_class(KEY) + " { display: none; }"
 

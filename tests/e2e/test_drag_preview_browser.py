@@ -61,6 +61,9 @@ def test_heatmaps_follow_a_drag_without_a_run_per_value(browser, page, page_erro
     runs = page.evaluate("() => window.__alRuns")
     previewed = page.evaluate("() => window.__attentionLabStats.previewed || 0")
     page.mouse.up()
+    # the release relays the thumb's value: wait for its run to begin (a loaded CI machine may take longer than
+    # at_rest's quiet spell to start it; the page compared must be the release's)
+    page.wait_for_function("() => window.__alRuns > 0", timeout=30_000)
     moved = [v for v, _ in seen]
     assert moved[-1] < v0 and len(set(moved)) >= MOVES - 1, f"the thumb did not move step by step: {moved}"
     wrong = [(v, text) for v, text in seen if text is None or abs(as_number(text) - v) > 1e-9]
