@@ -48,19 +48,12 @@ def controls(page: runtime.Page) -> None:
                     apply=bind.setter("seed", int), lo=0, hi=lesson.SEED_MAX, help=t("multihead.ctl.seed_help"))
 
 
-def _with_d_model(state: lesson.MultiHeadState, d: int, page: runtime.Page) -> lesson.MultiHeadState:
-    new = lesson.with_d_model(state, d)
-    if new.n_heads != state.n_heads:
-        page.notify("heads_fitted", {"asked": state.n_heads, "used": new.n_heads, "d_model": new.d_model})
-    return new
-
-
 def sizes(page: runtime.Page) -> None:
     state = page.state
     with st.container(border=True):
         c1, c2, c3 = st.columns([1.8, 1.8, 1.6], vertical_alignment="bottom")  # "Causal mask" whole at 1024 px
         bind.control(page, c1.slider, "dm", "d_model", value=state.d_model, min_value=lesson.DM_MIN,
-                     max_value=lesson.DM_MAX, step=1, apply=lambda s, v: _with_d_model(s, v, page),
+                     max_value=lesson.DM_MAX, step=1, apply=lesson.with_d_model,
                      help=t("multihead.ctl.dm_help"))
         options = list(lesson.divisors(state.d_model))
         if len(options) > 1:
@@ -72,6 +65,13 @@ def sizes(page: runtime.Page) -> None:
                    help=t("multihead.ctl.causal_help"))
     state = page.state
     st.caption(t("multihead.out.sizes", d_model=state.d_model, h=state.n_heads, d_k=state.d_k))
+
+    def heads_asked() -> None:  # said as long as it holds (a d_model drag passing 9 with h = 4 chosen), not once
+        if state.heads_asked:
+            st.caption(t("multihead.out.heads_asked", asked=state.heads_asked, used=state.n_heads,
+                         d_model=state.d_model))
+
+    slots.keep_place(heads_asked)
 
 
 # ---- sections ----------------------------------------------------------------------------------------------------
@@ -131,8 +131,12 @@ def heads_section(page: runtime.Page, state: lesson.MultiHeadState, res) -> None
     st.subheader(t("multihead.sec.heads"))
     st.caption(t("multihead.sec.heads_help"))
     note = lesson.is_preset_as_given(state)  # the note's numbers hold only for the preset as given
-    if note and not page.presenting:
-        st.info(t(f"multihead.note.{state.preset}"), icon=":material/menu_book:")
+
+    def preset_note() -> None:
+        if note and not page.presenting:
+            st.info(t(f"multihead.note.{state.preset}"), icon=":material/menu_book:")
+
+    slots.keep_place(preset_note)  # (there or not, in a place of its own: the first edit blanks no chart below)
     toks = list(state.tokens)
     h = state.n_heads
     mean = res.weights.mean(axis=0)

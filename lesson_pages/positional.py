@@ -155,8 +155,12 @@ def similarity_section(state: lesson.PositionalState) -> None:
 def order_restored(state: lesson.PositionalState, res: lesson.Experiment) -> None:
     st.subheader(t("positional.sec.restored"))
     text.explain(t("positional.sec.restored_help", scale=numbers.num(state.scale, 2), d=state.d_model))
-    if state.scale == 0:
-        st.info(t("positional.out.scale_zero"), icon=":material/info:")
+
+    def scale_zero() -> None:
+        if state.scale == 0:
+            st.info(t("positional.out.scale_zero"), icon=":material/info:")
+
+    slots.keep_place(scale_zero)  # (there or not, in a place of its own: a drag through 0 blanks no chart below)
     a = list(state.tokens)
     dims = [str(j) for j in range(state.d_model)]
     mats = (("pos_x_a", res.X_a), ("pos_pe_a", res.PE_a), ("pos_sum_a", res.sum_a))

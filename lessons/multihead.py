@@ -112,6 +112,9 @@ class MultiHeadState:
         query: the query token whose arithmetic is spelled out (0-based); head: the head shown in detail (0-based).
         causal: apply the causal mask to every head.
         cell: the cell picker's choice (matrix, row, col) or None (see lessons/base.py).
+        heads_asked: the head count last chosen when d_model does not take it (n_heads is then the largest divisor
+            below it: :func:`fit_heads`), else 0. A d_model move fits the heads to it, so a drag of d_model that
+            passes a value h does not divide comes back to the h chosen (8 → 9 → 8 keeps h = 4).
     """
 
     preset: str
@@ -124,6 +127,7 @@ class MultiHeadState:
     head: int = 0
     causal: bool = False
     cell: tuple[str, int, int] | None = None
+    heads_asked: int = 0
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -217,9 +221,12 @@ def with_text(state: MultiHeadState, text: str) -> MultiHeadState:
 
 def with_d_model(state: MultiHeadState, d_model: int) -> MultiHeadState:
     """A new d_model (clamped to DM_MIN..DM_MAX): the numbers that still fit are kept; h becomes the largest
-    divisor of the new d_model not above the current h (the page says so when it changes: :func:`fit_heads`)."""
+    divisor of the new d_model not above the h chosen (``heads_asked``, else the current h; the page says so when
+    it is not the h chosen: :func:`fit_heads`)."""
     d = int(min(max(int(d_model), DM_MIN), DM_MAX))
-    new = replace(state, d_model=d, n_heads=fit_heads(d, state.n_heads))
+    asked = state.heads_asked or state.n_heads
+    h = fit_heads(d, asked)
+    new = replace(state, d_model=d, n_heads=h, heads_asked=asked if h != asked else 0)
     return with_head(_resized(state, new), state.head)
 
 
@@ -229,7 +236,7 @@ def with_n_heads(state: MultiHeadState, n_heads: int) -> MultiHeadState:
     h = int(n_heads)
     if h not in divisors(state.d_model):
         raise Refusal("invalid")
-    return with_head(replace(state, n_heads=h), state.head)
+    return with_head(replace(state, n_heads=h, heads_asked=0), state.head)
 
 
 def with_seed(state: MultiHeadState, seed: int) -> MultiHeadState:
@@ -240,7 +247,8 @@ def with_seed(state: MultiHeadState, seed: int) -> MultiHeadState:
         return state
     fresh = _fresh(state.preset, state.text, state.d_model, state.n_heads, s)
     mats = {n: seeded.keep_edits(state.mats[n], baseline_matrix(state, n), fresh.mats[n]) for n in MATRICES}
-    return replace(fresh, mats=mats, query=state.query, head=state.head, causal=state.causal, cell=state.cell)
+    return replace(fresh, mats=mats, query=state.query, head=state.head, causal=state.causal, cell=state.cell,
+                   heads_asked=state.heads_asked)
 
 
 def with_matrix(state: MultiHeadState, name: str, M) -> MultiHeadState:
@@ -358,6 +366,7 @@ def color_ranges(state: MultiHeadState) -> dict[str, float]:
 
 # ---- link ---------------------------------------------------------------------------------------------------------
 # multihead=1 p=<preset> [t=<sentence>] dm h s q hd [c=1] and each matrix that differs from what preset and seed give.
+# h is the head count chosen (heads_asked, else n_heads): d_model may not divide by it; the page says which is used.
 LINK = link.LinkSchema(
     namespace="multihead", version=1,
     fields=(link.Choice("p", tuple(PRESETS)), link.Text("t", MAX_TEXT_CHARS), link.Int("dm", DM_MIN, DM_MAX),
@@ -372,7 +381,7 @@ def to_link(state: MultiHeadState) -> dict:
     out = {"p": state.preset}
     if state.text != p.text:
         out["t"] = state.text
-    out.update(dm=state.d_model, h=state.n_heads, s=state.seed, q=state.query, hd=state.head)
+    out.update(dm=state.d_model, h=state.heads_asked or state.n_heads, s=state.seed, q=state.query, hd=state.head)
     if state.causal:
         out["c"] = True
     for name in MATRICES:
@@ -383,18 +392,19 @@ def to_link(state: MultiHeadState) -> dict:
 
 
 def from_link(values: dict) -> tuple[MultiHeadState, list[Notice]]:
-    """The state of a link's valid fields (the rest from the preset). An h that does not divide d_model becomes the
-    largest divisor below it, a query or head past the end the last one: each said in a notice."""
+    """The state of a link's valid fields (the rest from the preset). An h that does not divide d_model is the h
+    chosen (``heads_asked``; the largest divisor below it is used, and the page says so); a query or head past the
+    end becomes the last one, said in a notice."""
     p = PRESETS[values.get("p", "heads")]
     d_model = values.get("dm", p.d_model)
     asked_h = values.get("h", p.n_heads)
     state = _fresh(p.key, values.get("t", p.text), d_model, asked_h, values.get("s", 0))
+    if state.n_heads != asked_h:  # the h chosen, kept: the page says which h is used (as after a d_model move)
+        state = replace(state, heads_asked=asked_h)
     notices = []
-    if state.n_heads != asked_h:
-        notices.append(Notice("heads_fitted", {"asked": asked_h, "used": state.n_heads, "d_model": d_model,
-                                               "param": "h"}))
     asked_q, asked_hd = values.get("q", p.query), values.get("hd", 0)
     state = with_head(with_query(replace(state, causal=values.get("c", False)), asked_q), asked_hd)
+
     if asked_q != state.query and state.n:
         notices.append(Notice("query_clamped", {"asked": asked_q + 1, "used": state.query + 1, "param": "q"}))
     elif asked_q != state.query:  # no token at all: nothing to point at, said all the same

@@ -391,7 +391,7 @@ _CBAR_H = 12 + 6 + 20  # a horizontal colour bar under the column title: bar, ga
 
 def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, width_px: float, row_title: bool,
               col_title: bool, colorbar_ticks=None, cell_px: int | None = None, em_floor=None,
-              fonts: tuple[int, ...] = CELL_FONTS, tick: int = TICK_FONT) -> GridPlan:
+              fonts: tuple[int, ...] = CELL_FONTS, tick: int = TICK_FONT, em_steady=None) -> GridPlan:
     """Lay out a grid of n_rows × n_cols cells in a chart ``width_px`` wide (the top margin, for the title and notes,
     is added by the caller: ``margin["t"]`` is 0 and ``height`` leaves it out).
 
@@ -406,6 +406,11 @@ def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, wi
             over without asking ``texts_for`` (which writes every cell): the result is the same, found faster.
         fonts: the cell type sizes to try, largest first (CELL_FONTS; CELL_FONTS_BIG in presentation mode).
         tick: the axis labels' type size (TICK_FONT; TICK_FONT_BIG in presentation mode).
+        em_steady: style → the width (em) of the widest text any cell may come to show in that style (the widest
+            number of the chart's colour range), or None. Within a style, a way in which that text would fit every
+            cell is taken first: the layout then stays the same while the numbers move inside the range (a drag
+            crossing 0 moves no colour bar: ui/preview.py's frames go on), and only when no such way exists is the
+            way fitted to the texts shown. It never costs a style (precision) the texts shown would get.
     Tries, in order of preference: every number style of CELL_STYLES; row labels cut at 12, 8, 6, 4 then 3 characters;
     each cell type size of CELL_FONTS; the colour bar right of the cells, then under them. Takes the first way in
     which every cell's text fits inside its cell, else the tightest way (``fits`` False).
@@ -432,13 +437,14 @@ def grid_plan(texts_for, n_rows: int, n_cols: int, row_labels, col_labels, *, wi
             shown = {x for row in texts for x in row if x}  # a heatmap repeats its texts ("0.00", "○")
             em = max((text_px(x, 1.0) for x in shown), default=0.0)
             lines = max((x.count("<br>") + 1 for x in shown), default=1)
-            for rows, left in cuts:
-                for font in fonts:
-                    for bar in bars:
-                        right = 10 + (_CBAR_V + cbar_w if bar == "v" else 0)
-                        cell_w = (width_px - left - right) / max(n_cols, 1)
-                        yield style, texts, lines, rows, left, font, bar, right, cell_w, \
-                            em * font + 2 * CELL_PAD + CELL_GAP <= cell_w and label_room <= cell_w
+            for need in dict.fromkeys(((max(em, em_steady(style)),) if em_steady else ()) + (em,)):
+                for rows, left in cuts:
+                    for font in fonts:
+                        for bar in bars:
+                            right = 10 + (_CBAR_V + cbar_w if bar == "v" else 0)
+                            cell_w = (width_px - left - right) / max(n_cols, 1)
+                            yield style, texts, lines, rows, left, font, bar, right, cell_w, \
+                                need * font + 2 * CELL_PAD + CELL_GAP <= cell_w and label_room <= cell_w
 
     for way in ways():
         if way[-1]:
@@ -647,11 +653,18 @@ def heatmap_spec(M, row_labels, col_labels, *, title: str = "", row_title: str =
     def em_floor(style) -> float:
         return max((text_px(cell(v, *style, weight=weights), 1.0) for v in probe), default=0.0)
 
+    # the widest texts the colour range holds (as ui.charts.heatmap_need measures them): a layout for them stays put
+    # while the cells' numbers move inside the range
+    steady = (1.0, 0.999, 1e-9) if weights else (-hi, -1e-9)
+
+    def em_steady(style) -> float:
+        return max(text_px(cell(v, *style, weight=weights), 1.0) for v in steady)
+
     column = width
     plan, width = fitted_plan(lambda w: grid_plan(
         texts_for, r, c, row_labels, col_labels, width_px=w, row_title=bool(row_title), col_title=bool(col_title),
         colorbar_ticks=tick_texts, cell_px=cell_px, em_floor=em_floor, fonts=CELL_FONTS_BIG if big else CELL_FONTS,
-        tick=TICK_FONT_BIG if big else TICK_FONT),
+        tick=TICK_FONT_BIG if big else TICK_FONT, em_steady=em_steady if weights or zmax is not None else None),
         width)
     if plan.style != plain and rounded_note:
         notes.append(rounded_note)

@@ -97,8 +97,8 @@ def record(key: str | None, A: np.ndarray, E: np.ndarray | None, make: Callable,
 
 
 def _cells(ready: dict) -> tuple[np.ndarray, list, list | None]:
-    """A ready heatmap's cells: z (float32, NaN where blank), texts, and the hover's value texts (the third part of
-    each cell's customdata), None when the hover has no such part."""
+    """A ready heatmap's cells: z (float64, NaN where blank: the chart's own numbers, bit for bit), texts, and the
+    hover's value texts (the third part of each cell's customdata), None when the hover has no such part."""
     trace = ready["data"][0]
     z = trace["z"]
     if isinstance(z, dict):
@@ -110,7 +110,7 @@ def _cells(ready: dict) -> tuple[np.ndarray, list, list | None]:
     hover = None
     if isinstance(custom, list) and custom and all(isinstance(c, list) and len(c) == 3 for row in custom for c in row):
         hover = [[c[2] for c in row] for row in custom]
-    return Z.astype(np.float32), trace.get("text"), hover
+    return Z.astype(np.float64), trace.get("text"), hover
 
 
 def _frame(ready: dict) -> tuple:
@@ -167,10 +167,10 @@ def build(page, bound, center: float, drawn: dict) -> dict | None:
     [the browser's value of each frame, ascending], "charts": [...], "complete": whether every keyed chart of the
     scope is in them (a figure drawn without ``follow`` is not)}, or None when the page has nothing to follow
     the drag (no chart to follow, a keyless heatmap, a heatmap the lesson's declaration leaves out, or fewer than two
-    values). A heatmap's chart: {"key", "kind": "heatmap", "shape", and per frame "z" (base64 float32), "text"
-    (flat), "hover" (flat, None where they are the texts) when only its cells change, else "figures" ({"data",
-    "layout"})}; a figure's: {"key", "kind": "figure", "figures": per frame {"data", "layout"}, or None where it is
-    the figure drawn} (a figure the same in every frame is left out).
+    values). A heatmap's chart: {"key", "kind": "heatmap", "shape", and per frame "z" (base64 float64,
+    little-endian), "text" (flat), "hover" (flat, None where they are the texts) when only its cells change, else
+    "figures" ({"data", "layout"})}; a figure's: {"key", "kind": "figure", "figures": per frame {"data", "layout"},
+    or None where it is the figure drawn} (a figure the same in every frame is left out).
 
     Values are tried from the thumb's outwards, for at most BUDGET_S seconds (a slider whose values each need a new
     computation, e.g. a training run, gets fewer frames). A value is offered only when the lesson's colour ranges
@@ -223,7 +223,7 @@ def build(page, bound, center: float, drawn: dict) -> dict | None:
                 chart["z"].append(None), chart["text"].append(None), chart["hover"].append(None)
                 continue
             Z, text, hover = f["cells"]
-            chart["z"].append(base64.b64encode(Z.tobytes()).decode("ascii"))
+            chart["z"].append(base64.b64encode(Z.astype("<f8").tobytes()).decode("ascii"))
             flat = [x for row in text for x in row]
             chart["text"].append(flat)
             hov = None if hover is None else [x for row in hover for x in row]

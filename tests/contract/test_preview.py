@@ -97,7 +97,7 @@ def _check_heatmap(chart, k, truth, start, where):
     assert preview._frame(truth.ready) == preview._frame(start.ready), f"{where}: the chart's frame changed"
     assert len(truth.ready["data"]) == 1, f"{where}: cells alone sent for a chart of several traces"
     Z, text, hover = preview._cells(truth.ready)
-    got = np.frombuffer(base64.b64decode(chart["z"][k]), dtype=np.float32)
+    got = np.frombuffer(base64.b64decode(chart["z"][k]), dtype="<f8")  # bit for bit the fresh draw's
     assert same(got.reshape(Z.shape), Z), f"{where}: numbers differ"
     flat = [x for row in text for x in row]
     assert chart["text"][k] == flat, f"{where}: texts differ"

@@ -154,7 +154,7 @@ function run(job, Plotly, streamlitTemplate) {
 
 // ---- a drag's frames (ui/preview.py; shown by the relay in ui/drag.py) -----------------------------------------
 // While a slider is dragged, the server's numbers for the thumb's nearby values are here already: per frame a
-// heatmap's cells (z as float32, the cells' texts, the hover's value texts; the server checked that the chart is the
+// heatmap's cells (z as float64, the cells' texts, the hover's value texts; the server checked that the chart is the
 // drawn one but for its cells), or a whole figure (traces and layout; the server checked that its size, margins and
 // title's place are the drawn chart's). Cells are written into the drawn chart by patch.js, or, where patch.js cannot
 // (a heatmap with blank, masked cells), by Plotly.react with the drawn layout; a whole figure by Plotly.react. The element then forgets the payload
@@ -165,7 +165,7 @@ function frameTrace(data, c, k) {
   if (!base || !Array.isArray(c.shape) || typeof c.z[k] !== "string") return null;
   const [r, n] = c.shape;
   const bytes = Uint8Array.from(atob(c.z[k]), (ch) => ch.charCodeAt(0));
-  const flat = new Float32Array(bytes.buffer);
+  const flat = new Float64Array(bytes.buffer);  // (the server's float64: the cells as a fresh draw has them)
   const texts = c.text[k];
   const hover = c.hover[k] || texts;
   if (flat.length !== r * n || !Array.isArray(texts) || texts.length !== r * n) return null;
