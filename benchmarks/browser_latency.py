@@ -537,7 +537,7 @@ DRAG_PROBE_JS = r"""([title, input]) => {
 DRAG_CASES = [c for c in CASES if c[0].startswith("/qkv") and c[3] == CELL_SLIDER]
 DRAG_STEPS = 30  # slider steps (0.1 each) one drag covers
 DRAG_MOVES = 45  # pointer moves per drag, DRAG_MOVE_MS apart (a 1.5 s drag, ~20 steps a second)
-DRAG_MOVE_MS = 33
+DRAG_MOVE_MS = 0
 DWELL_MS = 400  # the pointer rests on the thumb this long before the press (both servers alike)
 
 
@@ -550,6 +550,7 @@ class DragCase:
     rate: list = field(default_factory=list)  # per drag: weights updates a second while the pointer moved
     cell_lag_ms: list = field(default_factory=list)  # per thumb value passed: until the edited cell shows it
     cell_rate: list = field(default_factory=list)  # per drag: the edited cell's number changes a second
+    thumb_rate: list = field(default_factory=list)  # per drag: the thumb's new values a second (the most there can be)
     ambiguous: int = 0  # thumb values whose weights read the same as another value's (2 decimals)
 
 
@@ -658,19 +659,20 @@ def drag_once(dc: DragCase) -> None:
     dc.rate.append(changes / max((up - t_first) / 1e3, 1e-3))
     cells = sum(1 for (t, _, _, x), (_, _, _, x0) in zip(log[1:], log) if x != x0 and t_first <= t <= up)
     dc.cell_rate.append(cells / max((up - t_first) / 1e3, 1e-3))
+    dc.thumb_rate.append((len([v for v in order[1:] if when[v] <= up]) - 1) / max((up - t_first) / 1e3, 1e-3))
 
 
 def drag_table(dcs: list[DragCase]) -> str:
     rows = ["| case | drags | thumb → weights lag, median | p95 | weights updates/s during the drag (median) "
-            "| thumb → edited cell lag, median | p95 | edited cell updates/s (median) "
+            "| thumb → edited cell lag, median | p95 | edited cell updates/s (median) | thumb values/s (median) "
             "| release → final weights, median | p95 | key press → weights, median |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for dc in dcs:
         keys = fmt_ms(statistics.median(dc.case.ms)) if dc.case.ms else "-"
         rows.append(f"| {dc.case.name} | {len(dc.rate)} | {fmt_ms(statistics.median(dc.lag_ms))} "
                     f"| {fmt_ms(p95(dc.lag_ms))} | {statistics.median(dc.rate):.1f} "
                     f"| {fmt_ms(statistics.median(dc.cell_lag_ms))} | {fmt_ms(p95(dc.cell_lag_ms))} "
-                    f"| {statistics.median(dc.cell_rate):.1f} "
+                    f"| {statistics.median(dc.cell_rate):.1f} | {statistics.median(dc.thumb_rate):.1f} "
                     f"| {fmt_ms(statistics.median(dc.release_ms))} | {fmt_ms(p95(dc.release_ms))} | {keys} |")
     return "\n".join(rows)
 
@@ -717,7 +719,8 @@ def drag_main(args: argparse.Namespace) -> None:
     if args.json:
         args.json.write_text(json.dumps({dc.case.name: {"lag_ms": dc.lag_ms, "release_ms": dc.release_ms,
                                                         "rate": dc.rate, "cell_lag_ms": dc.cell_lag_ms,
-                                                        "cell_rate": dc.cell_rate, "key_ms": dc.case.ms}
+                                                        "cell_rate": dc.cell_rate, "thumb_rate": dc.thumb_rate,
+                                                        "key_ms": dc.case.ms}
                                          for dc in dcs},
                                         indent=1))
 

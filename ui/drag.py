@@ -84,18 +84,43 @@ function frameOf(R, d, value) {
   const v = Number(value);
   return f.values.findIndex((x) => Math.abs(x - v) <= 1e-7 * Math.max(1, Math.abs(x)));
 }
-// Frame k's cells written into every chart it has (plot.js's window.__attentionLabPreview). False when a chart of it
-// is not on the page as drawn (then the drag goes on through the server's runs).
-function showFrame(R, k) {
+// Frame k's cells written into every chart it has (plot.js's window.__attentionLabPreview): at once into those in the
+// window, and into those out of it when the main thread is idle (``every``: all at once), so that their patches never
+// hold up the charts a student watches (nor, at the release, the run's redraw). False when a chart in the window is
+// not on the page as drawn (then the drag goes on through the server's runs).
+const plotOf = (c) => document.querySelector(`.${cssKey(c.key)} .al-plot`);
+function showFrame(R, k, every) {
   const f = R.frames;
   const show = window.__attentionLabPreview;
   if (!show) return false;
   let all = true;
+  const later = [];
   for (const c of f.charts) {  // (each chart that can take its frame now does; the others on a later frame)
-    const div = document.querySelector(`.${cssKey(c.key)} .al-plot`);
+    const div = plotOf(c);
+    if (div && !every) {
+      const r = div.getBoundingClientRect();
+      if (r.bottom <= 0 || r.top >= window.innerHeight) { later.push(c); continue; }
+    }
     if (!div || !show(div, c, k)) all = false;
   }
+  R.later = later.length ? { k, frames: f, charts: later, tries: 0 } : null;
+  if (R.later && !R.idle) R.idle = requestIdleCallback(showLater, { timeout: 250 });
   return all;
+}
+// The charts out of the window, one after another while the main thread is idle (each at most every 250 ms).
+function showLater(deadline) {
+  const R = window.__attentionLabDrag;
+  R.idle = null;
+  const L = R.later, show = window.__attentionLabPreview;
+  if (!L || L.frames !== R.frames || !show) { R.later = null; return; }
+  while (L.charts.length && L.tries < 40) {
+    const div = plotOf(L.charts[0]);
+    if (div && !show(div, L.charts[0], L.k)) { L.tries += 1; break; }  // being drawn: again on the next call
+    L.charts.shift();
+    if (deadline.didTimeout || deadline.timeRemaining() < 4) break;
+  }
+  if (L.charts.length && L.tries < 40) R.idle = requestIdleCallback(showLater, { timeout: 250 });
+  else R.later = null;
 }
 function install() {
   // frames: the last frames a run built ({values, charts, keys, s, host}); asked: the sliders (their keys, joined)
@@ -199,6 +224,7 @@ function install() {
       post(d, d.input.value, true);
     }));
   };
+  document.addEventListener("scroll", () => { if (R.drag) R.drag.shown = null; }, { capture: true, passive: true });
   window.addEventListener("pointerup", end, true);
   window.addEventListener("pointercancel", end, true);
   return R;
