@@ -191,10 +191,8 @@ def mask_section(page: runtime.Page, state: lesson.CrossState, res: lesson.Cross
     c1, c2 = charts.chart_columns(charts.mask_need(res.mask, tgt, keys, additive=True),
                                   charts.heatmap_need(s.scaled_scores, tgt, keys, zmax=zmax))
     with c1:
-        if cross:
-            charts.show_mask("cross_mask", res.mask, tgt, keys, additive=True, key="cross.fig.mask")
-        else:
-            charts.show_mask("self_mask", res.mask, tgt, keys, additive=True, key="cross.fig.mask")
+        charts.show_mask("cross_mask" if cross else "self_mask", res.mask, tgt, keys, additive=True,
+                         key="cross.fig.mask", follow=_mask_of)
     with c2:
         if cross:
             charts.show_heatmap("cross_masked", s.scaled_scores, tgt, keys, key="cross.fig.masked",
@@ -233,17 +231,35 @@ def weights_section(state: lesson.CrossState, res: lesson.CrossResult) -> None:
         st.markdown(t("cross.note.self_change", n=n_q))
 
 
-def alignment_section(state: lesson.CrossState, res: lesson.CrossResult) -> None:
+def _mask_of(state: lesson.CrossState) -> tuple | None:
+    """The mask the page draws in ``state``, with its rows and columns (a drag's frame of it: charts.show_mask)."""
+    res = lesson.compute(state)
+    if res is None or res.mask is None:
+        return None
+    return res.mask, list(lesson.target_tokens(state)), list(res.keys)
+
+
+def _align_spec(state: lesson.CrossState, res: lesson.CrossResult | None = None) -> dict | None:
+    """The alignment figure of ``state`` (None without tokens); also a drag's frame of it (show_figure ``follow``)."""
+    res = lesson.compute(state) if res is None else res
+    if res is None:
+        return None
     cross = state.mode == "cross"
-    st.subheader(t("cross.sec.align"))
-    st.markdown(t("cross.sec.align_help") if cross else t("cross.sec.align_help_self"))
     s = res.steps
-    spec = alignment_spec(s.weights, list(lesson.target_tokens(state)), list(res.keys), chosen=state.query,
+    return alignment_spec(s.weights, list(lesson.target_tokens(state)), list(res.keys), chosen=state.query,
                           title=t("cross.fig.align_title") if cross else t("cross.fig.align_self_title"),
                           target_title=t("cross.fig.target_row"),
                           source_title=t("cross.fig.source_row") if cross else t("cross.fig.target_keys_row"),
                           exact=numbers.softmax_exact(s.scaled_scores))
-    charts.show_figure(spec, key="cross.fig.align", caption=t("cross.fig.align_caption"))
+
+
+def alignment_section(state: lesson.CrossState, res: lesson.CrossResult) -> None:
+    cross = state.mode == "cross"
+    st.subheader(t("cross.sec.align"))
+    st.markdown(t("cross.sec.align_help") if cross else t("cross.sec.align_help_self"))
+    s = res.steps  # (the preset's note below)
+    charts.show_figure(_align_spec(state, res), key="cross.fig.align", caption=t("cross.fig.align_caption"),
+                       follow=_align_spec)
     if state.preset == "align" and cross and lesson.is_preset_as_given(state):
         dog, dog_source = lesson.PRESET_NOTE_CELL  # the note's numbers hold only for the example as given
         st.info(t("cross.note.align_preset", hi=numbers.num(s.weights[dog, dog_source])), icon=":material/menu_book:")
@@ -257,6 +273,19 @@ def query_section(page: runtime.Page, state: lesson.CrossState, res: lesson.Cros
                  format_func=lambda i: f"{i + 1}: {tgt[i]}")
     query.explain(state.query, tgt, list(res.keys), res.Q, res.K, res.V, res.steps, masked=res.mask is not None,
                   key="cross", follow=lambda s: (lambda r: (r.V, r.steps))(lesson.compute(s)))
+
+
+def _shares_spec(state: lesson.CrossState) -> dict | None:
+    """The bottleneck's shares curve of ``state`` (None when it has none: no tokens, no matching source token); also
+    a drag's frame of it (show_figure ``follow``)."""
+    b = lesson.bottleneck(state)
+    if b is None or b.match is None:
+        return None
+    n = len(b.tokens)
+    return shares_spec(*lesson.bottleneck_curve(state), n, names=(t("cross.fig.shares_fixed"),
+                                                                  t("cross.fig.shares_mixed")),
+                       marker=t("cross.fig.shares_marker", n=n), title=t("cross.fig.shares_title"),
+                       x_title=t("cross.fig.shares_x"), y_title=t("cross.fig.shares_y"))
 
 
 def bottleneck_section(page: runtime.Page) -> None:
@@ -284,12 +313,7 @@ def bottleneck_section(page: runtime.Page) -> None:
         return
     source = escape.markdown(b.tokens[b.match])
     st.markdown(t("cross.bn.match", target=target, source=source))
-    curve = lesson.bottleneck_curve(state)
-    fixed_name = t("cross.fig.shares_fixed")
-    spec = shares_spec(*curve, n, names=(fixed_name, t("cross.fig.shares_mixed")),
-                       marker=t("cross.fig.shares_marker", n=n), title=t("cross.fig.shares_title"),
-                       x_title=t("cross.fig.shares_x"), y_title=t("cross.fig.shares_y"))
-    charts.show_figure(spec, key="cross.fig.shares")
+    charts.show_figure(_shares_spec(state), key="cross.fig.shares", follow=_shares_spec)
     raw_source, raw_target = b.tokens[b.match], tgt[state.query]
     M = np.array([b.fixed, b.mixed, b.V[b.match]])
     rows = [t("cross.bn.row_fixed"), t("cross.bn.row_mixed"), f"V: {raw_source}"]

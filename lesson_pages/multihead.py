@@ -183,12 +183,23 @@ def _head_maps(state: lesson.MultiHeadState, res, toks, mean, count: int) -> Non
     for i, col in enumerate(slots_):
         with col:
             title = t("multihead.map.head", i=i + 1) if i < h else t("multihead.map.mean")
-            charts.show_figure(head_map_spec(res.weights[i] if i < h else mean, toks, title=title, hover=hover,
-                                             width_px=charts.slot_width(),
-                                             frame_row=state.query if i == state.head else None,
-                                             scheme=charts.color_scheme()),
-                               key=f"multihead.fig.map_{i + 1}" if i < h else "multihead.fig.map_mean")
+            spec = _map_spec(i, h, title, hover, charts.slot_width(), charts.color_scheme())
+            key = f"multihead.fig.map_{i + 1}" if i < h else "multihead.fig.map_mean"
+            charts.show_figure(spec(state, res), key=key, follow=spec)
     _weights_of_head(state, res, toks, state.head)
+
+
+def _map_spec(i: int, h: int, title: str, hover: str, width: float, scheme: str):
+    """State (and its result) → the colour map of head ``i`` of ``h`` (``i == h``: their average), or None in a
+    state with another head count; drawn so, and so followed in a drag's frames (charts.show_figure)."""
+    def spec(state: lesson.MultiHeadState, res=None) -> dict | None:
+        res = lesson.compute(state) if res is None else res
+        if res is None or state.n_heads != h:
+            return None
+        M = res.weights[i] if i < h else res.weights.mean(axis=0)
+        return head_map_spec(M, list(state.tokens), title=title, hover=hover, width_px=width,
+                             frame_row=state.query if i == state.head else None, scheme=scheme)
+    return spec
 
 
 def head_detail(page: runtime.Page, state: lesson.MultiHeadState, res) -> None:

@@ -399,12 +399,22 @@ def ready_heatmap(template, A: np.ndarray, E: np.ndarray | None, args: tuple) ->
 
 
 def show_mask(name: str, mask, rows, cols, *, additive: bool = False, title: str | None = None,
-              key: str | None = None, caption: str | None = None) -> None:
+              key: str | None = None, caption: str | None = None, follow: Callable | None = None) -> None:
     """Draw a boolean mask (True = may attend): ✓/✗ (the words of ``fig.mask_bool.yes/no``), or with
-    ``additive`` as the matrix added to the scores, 0 and −∞. Texts from ``fig.<name>.*``; ``title`` overrides."""
+    ``additive`` as the matrix added to the scores, 0 and −∞. Texts from ``fig.<name>.*``; ``title`` overrides.
+    ``follow``: lesson state → (mask, rows, cols) in that state, or None where it has none: the chart then follows
+    a slider's drag (:func:`show_figure`)."""
     title_, row_title, col_title, hover = _fig_texts(name, None)
     yes, no = ("0", "−∞") if additive else (t("fig.mask_bool.yes"), t("fig.mask_bool.no"))
-    show_figure(F.mask_spec(mask, [str(r) for r in rows], [str(c) for c in cols], title=title or title_,
-                            row_title=row_title, col_title=col_title, hover=hover, yes=yes, no=no,
-                            yes_word=t("fig.mask_bool.yes_word"), no_word=t("fig.mask_bool.no_word"),
-                            width_px=slot_width()), key=key, caption=caption)
+    width = slot_width()  # (a frame is laid out for the slot the chart was drawn in)
+
+    def spec(mask, rows, cols) -> dict:
+        return F.mask_spec(mask, [str(r) for r in rows], [str(c) for c in cols], title=title or title_,
+                           row_title=row_title, col_title=col_title, hover=hover, yes=yes, no=no,
+                           yes_word=t("fig.mask_bool.yes_word"), no_word=t("fig.mask_bool.no_word"), width_px=width)
+
+    def followed(state) -> dict | None:
+        drawn = follow(state)
+        return None if drawn is None else spec(*drawn)
+
+    show_figure(spec(mask, rows, cols), key=key, caption=caption, follow=followed if follow else None)

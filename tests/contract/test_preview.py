@@ -68,6 +68,7 @@ def _frames_of(lesson, state, css: str | None = None):
     """Open the page at ``state`` asking for the frames of a drag of each of its sliders (of ``css`` only):
     {css: (bound, frames or None)}."""
     at = open_page(lesson, state=state)
+    own = [w.value for w in at.warning]  # the page's own (a state's warning: /scaling's "almost one book")
     out = {}
     sliders = at.session_state[drag.SLIDERS] if drag.SLIDERS in at.session_state else {}
     for c, bound in sorted(sliders.items()):
@@ -82,8 +83,8 @@ def _frames_of(lesson, state, css: str | None = None):
                   at.session_state[f"{lesson.key}:state"], center)
         at.session_state[preview.BUILT] = None
     at.run()
-    assert not at.warning, ("building a drag's frames queued a notice about a move nobody made: "
-                            f"{[w.value for w in at.warning]}")
+    assert [w.value for w in at.warning] == own, ("building a drag's frames queued a notice about a move nobody "
+                                                  f"made: {[w.value for w in at.warning]}")
     return out
 
 
@@ -117,13 +118,18 @@ def _check_figure(chart, k, truth, start, where):
 
 
 @LESSONS
-def test_each_frame_holds_what_the_page_draws_at_its_value(lesson):
-    """For each slider of the default state: the two frames farthest from the thumb on either side, against the
-    page opened at their values; at least one slider offers frames where the page has a chart to follow."""
-    start_page = open_page(lesson, state=lesson.default_state())
+@pytest.mark.parametrize("which", ["default", "widest"])
+def test_each_frame_holds_what_the_page_draws_at_its_value(lesson, which):
+    """For each slider of the default state (and of the widest, where the lesson declares one: other charts, e.g.
+    /multihead's colour maps of many heads): the two frames farthest from the thumb on either side, against the page
+    opened at their values; at least one slider offers frames where the page has a chart to follow."""
+    if which == "widest" and lesson.widest is None:
+        pytest.skip(f"{lesson.key} declares no widest state")
+    start = lesson.default_state() if which == "default" else lesson.widest()
+    start_page = open_page(lesson, state=start)
     followed = drawn_heatmaps(start_page)
     checked, keeps = 0, []
-    for css, (bound, frames, state, center) in _frames_of(lesson, lesson.default_state()).items():
+    for css, (bound, frames, state, center) in _frames_of(lesson, start).items():
         keeps += [css] if _keeps_shapes(lesson, state, bound, center) else []
         if not frames:
             continue
