@@ -75,16 +75,25 @@ def _gap_line(gap: float | None, *, with_pe: bool) -> None:
         st.markdown(t("positional.out.gap", gap=numbers.fixed(gap, 6)))
 
 
-def _table(name: str, M, *, key: str, x_title: str, y_title: str, zlim: float | None = None) -> None:
-    """A table with its numbers in the cells when small (the shared heatmap), else as colours only."""
+def _table(name: str, M, *, key: str, x_title: str, y_title: str, zlim: float | None = None,
+           follow=None) -> None:
+    """A table with its numbers in the cells when small (the shared heatmap), else as colours only. ``follow``:
+    state → the table in that state (a drag's frames of the colour map: charts.show_figure)."""
     r, c = M.shape
     if r <= NUMBERS_MAX and c <= NUMBERS_MAX:
         charts.show_heatmap(name, M, [str(i) for i in range(r)], [str(j) for j in range(c)], key=key, zmax=zlim)
         return
-    charts.show_figure(table_map_spec(M, title=t(f"fig.{name}.title"), x_title=x_title, y_title=y_title,
-                                      hover=t(f"positional.map.{name}"), zmin=None if zlim is None else -zlim,
-                                      zmax=zlim, scheme=charts.color_scheme()),
-                       key=key, caption=t("positional.out.colours_only", r=r, c=c, max=NUMBERS_MAX))
+    scheme = charts.color_scheme()
+
+    def spec(M) -> dict | None:  # (None: a table the page writes with its numbers)
+        if M.shape[0] <= NUMBERS_MAX and M.shape[1] <= NUMBERS_MAX:
+            return None
+        return table_map_spec(M, title=t(f"fig.{name}.title"), x_title=x_title, y_title=y_title,
+                              hover=t(f"positional.map.{name}"), zmin=None if zlim is None else -zlim, zmax=zlim,
+                              scheme=scheme)
+
+    charts.show_figure(spec(M), key=key, caption=t("positional.out.colours_only", r=r, c=c, max=NUMBERS_MAX),
+                       follow=None if follow is None else lambda s: spec(follow(s)))
 
 
 # ---- sections ----------------------------------------------------------------------------------------------------
@@ -111,7 +120,7 @@ def table_section(page: runtime.Page) -> None:
     state = page.state
     pe = lesson.pe_table(state)
     _table("pos_table", pe, key="positional.fig.table", x_title=t("positional.axis.dim"),
-           y_title=t("positional.axis.pos"), zlim=1.0)
+           y_title=t("positional.axis.pos"), zlim=1.0, follow=lesson.pe_table)
     waves(page, pe)
 
 
@@ -121,6 +130,17 @@ def _wave_name(j: int, wavelength: str) -> str:
     return t("positional.wave.cos", j=j, i=j // 2, wavelength=wavelength)
 
 
+def _waves_spec(state: lesson.PositionalState, pe: np.ndarray | None = None) -> dict:
+    """The waves of the chosen pair of columns with the table's points on them; drawn so, and so followed in a
+    drag's frames (charts.show_figure)."""
+    pe = lesson.pe_table(state) if pe is None else pe
+    cols = lesson.wave_columns(state)
+    names = [escape.chart(_wave_name(j, numbers.num(lesson.wavelength(state, j), 1))) for j in cols]
+    xs, curves = lesson.wave_curves(state)
+    return waves_spec(xs, curves, pe, cols, names, title=t("positional.wave.title"),
+                      x_title=t("positional.axis.pos"), y_title=t("positional.axis.value"))
+
+
 def waves(page: runtime.Page, pe: np.ndarray) -> None:
     state = page.state
     pairs = lesson.n_pairs(state.d_table)
@@ -128,12 +148,7 @@ def waves(page: runtime.Page, pe: np.ndarray) -> None:
         bind.control(page, st.slider, "pair", t("positional.ctl.pair"), value=state.pair, min_value=0,
                      max_value=pairs - 1, step=1, apply=lesson.with_pair, help=t("positional.ctl.pair_help"))
     state = page.state
-    cols = lesson.wave_columns(state)
-    names = [escape.chart(_wave_name(j, numbers.num(lesson.wavelength(state, j), 1))) for j in cols]
-    xs, curves = lesson.wave_curves(state)
-    charts.show_figure(waves_spec(xs, curves, pe, cols, names, title=t("positional.wave.title"),
-                                  x_title=t("positional.axis.pos"), y_title=t("positional.axis.value")),
-                       key="positional.fig.waves")
+    charts.show_figure(_waves_spec(state, pe), key="positional.fig.waves", follow=_waves_spec)
     st.caption(t("positional.wave.caption"))
 
 
@@ -142,7 +157,7 @@ def similarity_section(state: lesson.PositionalState) -> None:
     text.explain(t("positional.sec.similar_help"))
     sim, vals = lesson.similarity(state)
     _table("pos_sim", sim, key="positional.fig.sim", x_title=t("positional.axis.pos"),
-           y_title=t("positional.axis.pos"))
+           y_title=t("positional.axis.pos"), follow=lambda s: lesson.similarity(s)[0])
     if not vals.size:  # one position: no two to compare
         return
     shown = [numbers.fixed(v, 6) for v in vals[:DIAGONAL_SHOWN]] + (["…"] if len(vals) > DIAGONAL_SHOWN else [])
@@ -172,6 +187,21 @@ def order_restored(state: lesson.PositionalState, res: lesson.Experiment) -> Non
     _gap_line(res.gap_pe, with_pe=True)
 
 
+def _rope_spec(state: lesson.PositionalState, res: lesson.Experiment | None = None) -> dict | None:
+    """RoPE's score against the key's position for the two query positions; drawn so, and so followed in a drag's
+    frames (charts.show_figure). None without tokens."""
+    res = lesson.experiment(state) if res is None else res
+    if res is None:
+        return None
+    rows = lesson.rope_scores(state, res)[2]
+    ns, first, second = lesson.rope_curves(state, res)
+    m, sh = state.rope_m, state.rope_shift
+    names = [escape.chart(t("positional.rope.curve", m=m)), escape.chart(t("positional.rope.curve", m=m + sh))]
+    points = escape.chart(t("positional.rope.points", ns=t("positional.out.sep").join(str(n) for _, n, _ in rows)))
+    return rope_spec(ns, first, second, [(n, v) for _, n, v in rows], names, points, title=t("positional.rope.title"),
+                     x_title=t("positional.rope.n"), y_title=t("positional.rope.score"))
+
+
 def rope_section(page: runtime.Page, res: lesson.Experiment) -> None:
     st.subheader(t("positional.sec.rope"))
     text.explain(t("positional.sec.rope_help"))
@@ -192,15 +222,8 @@ def rope_section(page: runtime.Page, res: lesson.Experiment) -> None:
     header = [t("positional.rope.m"), t("positional.rope.n"), t("positional.rope.dist"), t("positional.rope.score")]
     text.show_table(header, [[numbers.fixed(m, 0), numbers.fixed(n, 0), numbers.fixed(n - m, 0), numbers.fixed(s, 6)]
                              for m, n, s in rows], align="rrrr")
-    ns, first, second = lesson.rope_curves(state, res)
-    m, sh = state.rope_m, state.rope_shift
-    names = [escape.chart(t("positional.rope.curve", m=m)), escape.chart(t("positional.rope.curve", m=m + sh))]
-    ns_text = t("positional.out.sep").join(str(n) for _, n, _ in rows)
-    points = escape.chart(t("positional.rope.points", ns=ns_text))
-    charts.show_figure(rope_spec(ns, first, second, [(n, v) for _, n, v in rows], names, points,
-                                 title=t("positional.rope.title"), x_title=t("positional.rope.n"),
-                                 y_title=t("positional.rope.score")),
-                       key="positional.fig.rope", caption=t("positional.rope.caption", shift=sh))
+    charts.show_figure(_rope_spec(state, res), key="positional.fig.rope",
+                       caption=t("positional.rope.caption", shift=state.rope_shift), follow=_rope_spec)
     same = abs(rows[0][2] - rows[1][2])
     st.markdown(t("positional.out.rope_same", diff=numbers.fixed(same, 6)))
     a, b = toks, list(state.tokens2)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import base64
 import contextvars
+import json
 import logging
 import time
 from collections.abc import Callable, Iterator
@@ -46,6 +47,8 @@ MAX_CELLS = 80_000  # cells sent for one drag (all frames, all charts): ~1 MB at
 MIN_STEPS, MAX_STEPS = 5, 20  # frames each side of the thumb's value
 BUDGET_S = 0.4  # the longest the server spends on one drag's frames
 FIGURE_CELLS = 400  # a followed figure counts as this many cells (~5 kB a frame: traces and layout)
+MAX_BYTES = 1_000_000  # the most one drag's frames may weigh (estimated as JSON): a classroom's network shares them
+# (/positional's PE table at 40 × 40, drawn as colours with its waves: ~100 kB a frame, so ±5 values, not ±20)
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,11 @@ def frames(page, bound, center: float, drawn: dict[str, Drawn]) -> dict | None:
         return None
 
 
+def _weight(frame: dict) -> int:
+    """A frame's size as JSON (bytes, about: NumPy arrays written as lists)."""
+    return len(json.dumps(frame, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
+
+
 def build(page, bound, center: float, drawn: dict) -> dict | None:
     """The frames of a drag of slider ``bound`` (ui.drag._Bound) from the thumb's value ``center``: {"values":
     [the browser's value of each frame, ascending], "charts": [...], "complete": whether every keyed chart of the
@@ -190,6 +198,7 @@ def build(page, bound, center: float, drawn: dict) -> dict | None:
     base = {k: _frame(d.ready) for k, d in heat.items()}
     ranges = lesson.ranges(page.state)
     found: dict[float, dict] = {}
+    weight, as_drawn = 0, {k: _sent(d.ready) for k, d in figs.items()}
     started = time.perf_counter()
     options = window(bound.options, bound.lo, bound.hi, bound.step, bound.integer, center, n)
     for shown, value in sorted(options, key=lambda o: abs(o[0] - center)):
@@ -208,6 +217,9 @@ def build(page, bound, center: float, drawn: dict) -> dict | None:
         frame = {k: _heatmap_frame(d, mats[k], base[k]) for k, d in heat.items()}
         frame.update({k: _figure_frame(charts, d, state) for k, d in figs.items()})
         if all(f is not None for f in frame.values()):
+            weight += _weight({k: f for k, f in frame.items() if k not in as_drawn or f != as_drawn[k]})
+            if weight > MAX_BYTES and len(found) >= 2:
+                break  # (values come nearest first: the frames stay a window around the thumb)
             found[shown] = frame
     if len(found) < 2:
         return None
@@ -229,9 +241,8 @@ def build(page, bound, center: float, drawn: dict) -> dict | None:
             hov = None if hover is None else [x for row in hover for x in row]
             chart["hover"].append(None if hov == flat else hov)
         out.append(chart)
-    for k, d in sorted(figs.items()):  # a figure as drawn in a frame is sent as None; one never changed, not at all
-        drawn_fig = _sent(d.ready)
-        figures = [None if found[v][k] == drawn_fig else found[v][k] for v in values]
+    for k in sorted(figs):  # a figure as drawn in a frame is sent as None; one never changed, not at all
+        figures = [None if found[v][k] == as_drawn[k] else found[v][k] for v in values]
         if any(f is not None for f in figures):
             out.append({"key": k, "kind": "figure", "figures": figures})
     return {"values": values, "charts": out, "complete": complete}
