@@ -342,7 +342,7 @@ def _on_drag(relay_key: str) -> None:
         return
     if msg.get("p") and isinstance(msg.get("s"), int):  # the frames around this value asked for (ui/preview.py)
         st.session_state.setdefault(preview.REQUEST, {})[relay_key] = {
-            "css": css_class(bound.key), "k": msg["k"], "v": float(msg["v"]), "s": msg["s"]}
+            "css": css_class(bound.key), "k": msg["k"], "v": float(msg["v"]), "s": msg["s"], "h": bool(msg.get("h"))}
     if msg.get("h"):  # a pointer over the slider: frames only, nothing applied
         return
     relayed = st.session_state.setdefault(RELAYED, {})
@@ -380,7 +380,8 @@ def mount_frames(page, scope: str | None, drawn: dict) -> None:
     request = st.session_state.get(preview.REQUEST, {}).pop(key, None)
     bound = st.session_state.get(SLIDERS, {}).get(request["css"]) if request else None
     if bound is not None:
-        built = st.session_state[preview.BUILT] = preview.frames(page, bound, request["v"], drawn)
+        built = st.session_state[preview.BUILT] = preview.frames(page, bound, request["v"], drawn,
+                                                                  hover=bool(request.get("h")))
         if built is not None:
             data["frames"] = {**built, "s": request["s"], "keys": request["k"]}
     st.components.v2.component("attention_lab.drag", js=DRAG_JS, css=HIDE_CSS, isolate_styles=False)(

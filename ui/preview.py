@@ -30,7 +30,9 @@ import base64
 import contextvars
 import json
 import logging
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -156,13 +158,35 @@ def window(values: list[float] | None, lo: float | None, hi: float | None, step:
     return out
 
 
-def frames(page, bound, center: float, drawn: dict[str, Drawn]) -> dict | None:
-    """:func:`build`; an error in it (a defect) is logged, and the drag goes on without frames."""
+HOVER_SHARE_S = 0.5  # frames asked for by a pointer passing over a slider: at most this much building a second,
+# every session of the process together (a class of 40 moving their mice must not take the CPU their runs need; a
+# drag still gets its frames at the press, and without them the relay's runs follow it)
+_spent: deque = deque()  # (when, seconds) of the builds of the last second, every session
+_spent_lock = threading.Lock()
+
+
+def _hover_allowed(now: float) -> bool:
+    with _spent_lock:
+        while _spent and now - _spent[0][0] > 1.0:
+            _spent.popleft()
+        return sum(s for _, s in _spent) < HOVER_SHARE_S
+
+
+def frames(page, bound, center: float, drawn: dict[str, Drawn], *, hover: bool = False) -> dict | None:
+    """:func:`build`; an error in it (a defect) is logged, and the drag goes on without frames. ``hover``: asked for
+    by a pointer over the slider, not a drag: built only while the process's recent building is under
+    HOVER_SHARE_S a second."""
+    if hover and not _hover_allowed(time.monotonic()):
+        return None
+    started = time.perf_counter()
     try:
         return build(page, bound, center, drawn)
     except Exception:
         log.exception("lesson %s: the frames of a drag of %s raised", page.lesson.key, bound.key)
         return None
+    finally:
+        with _spent_lock:
+            _spent.append((time.monotonic(), time.perf_counter() - started))
 
 
 def _weight(frame: dict) -> int:

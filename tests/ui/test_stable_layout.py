@@ -35,3 +35,27 @@ def test_a_value_past_the_range_widens_the_need():
     past = inside.copy()
     past[0, 0] = -250.0
     assert charts.heatmap_need(past, rows, cols, zmax=2.5) > charts.heatmap_need(inside, rows, cols, zmax=2.5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st_.tuples(st_.integers(1, 8), st_.integers(1, 8)).flatmap(lambda shape: st_.tuples(
+    arrays(np.float64, shape, elements=st_.floats(-5, 5)), arrays(np.float64, shape, elements=st_.floats(-5, 5)))),
+    st_.booleans())
+def test_a_heatmap_with_a_range_keeps_its_layout_as_its_numbers_move(pair, weights):
+    # in the column the range's need gives it (charts.heatmap_need), a heatmap is laid out for the widest number its
+    # range holds: any numbers within the range (weights: any in 0..1) draw it with the same margins, height, colour
+    # bar and type size, so a drag's frames of it are its cells only (ui/preview.py) and no colour bar jumps when a
+    # number crosses 0 (the /qkv cell slider's Q, K and V did at −0.1)
+    from ui import figures as F
+
+    a, b = (np.abs(x) / 5 for x in pair) if weights else pair
+    rows, cols = [f"t{i}" for i in range(a.shape[0])], [str(j) for j in range(a.shape[1])]
+    zmax = None if weights else 5.0
+    width = max(charts.heatmap_need(a, rows, cols, zmax=zmax, weights=weights), 200)
+
+    def frame(M):
+        spec = F.heatmap_spec(M, rows, cols, weights=weights, zmax=zmax, width_px=width)
+        trace = spec["data"][-1]
+        return spec["layout"], trace["colorbar"], trace["textfont"]
+
+    assert frame(a) == frame(b)
