@@ -45,6 +45,8 @@ from .triggers import ONE_SCOPE_JS
 
 DRAG_KEY = "frame.drag"  # the relay's widget key (its trigger "drag")
 SLIDERS = "_drag_sliders"
+STALE = "al-stale"  # the class of a drag's scope while its texts show another value than the charts (DRAG_JS)
+STALE_TEXTS = ("stMarkdown", "stCaptionContainer", "stTable", "stLatex")  # the elements dimmed then
 RELAYED = "_drag_relayed"
 
 # The browser side: installed once per page load. A pointer pressed inside a Streamlit slider (stSlider) starts a
@@ -180,7 +182,7 @@ function install() {
     const now = performance.now(), st = state();
     if (d.inflight) {  // the run it caused: seen starting, then at rest (or 1 s without a sign of it)
       if (st !== "notRunning") d.seenRun = true;
-      else if (d.seenRun || d.acked || now - d.sentAt > 1000) d.inflight = false;
+      else if (d.seenRun || d.acked || now - d.sentAt > 1000) { d.inflight = false; d.texts = d.last; }
     }
     const value = d.input.value;
     const k = frameOf(R, d, value);
@@ -188,6 +190,7 @@ function install() {
       if (busy()) d.shown = null;  // a run or a chart's redraw under way: its charts may come after the patch
       else if (d.shown !== value && showFrame(R, k)) d.shown = value;
     }
+    if (d.scope) d.scope.classList.toggle("al-stale", d.shown === value && value !== d.texts);
     // Sent to the server: a value without a frame; and, while the frames leave a chart out (a figure that cannot
     // follow), a value with one too, at most every RELAY_MS, so that the frames keep most of the main thread.
     const send = k < 0 || (!R.frames.complete && now - (d.sentAt || 0) >= RELAY_MS);
@@ -205,7 +208,8 @@ function install() {
     if (R.drag) cancelAnimationFrame(R.drag.raf);
     const have = ready(keys);  // frames built since the scope's last run (asked for by the pointer coming over)
     R.drag = { input, keys, from: input.value, last: input.value, sent: false, inflight: !have, seenRun: false,
-               sentAt: performance.now(), send: senderFor(slider), seqSent: 0, acked: false, shown: input.value };
+               sentAt: performance.now(), send: senderFor(slider), seqSent: 0, acked: false, shown: input.value,
+               texts: input.value, scope: slider.closest(LIVE) || document.querySelector('[data-testid="stMain"]') };
     if (!have) post(R.drag, input.value, false);  // asks for the frames around the value the drag starts from
     R.drag.raf = requestAnimationFrame(frame);
   }, true);
@@ -214,6 +218,7 @@ function install() {
     if (!d) return;
     R.drag = null;
     cancelAnimationFrame(d.raf);
+    if (d.scope) d.scope.classList.remove("al-stale");  // (the release's run writes the texts)
     // where the thumb came to rest, after the slider's own release value (see the module docstring); its frame
     // shown too, so that the screen has its numbers even when the run brings no chart that changed
     requestAnimationFrame(() => requestAnimationFrame(() => {
@@ -361,7 +366,10 @@ def _on_drag(relay_key: str) -> None:
 LIVE_PREFIX = "al-drag."  # the keys of the relays in live fragments
 SEEN = "_drag_seen:"  # + a relay's key: the sequence number of the last value it relayed (sent back as its data)
 HIDE_CSS = ("." + css_class(DRAG_KEY) + ",\n" + "." + css_class(DRAG_KEY + ".frames") + ",\n" + '[class*="'
-            + css_class(LIVE_PREFIX) + '"] { display: none; }')
+            + css_class(LIVE_PREFIX) + '"] { display: none; }\n'
+            # while a drag's frames show another value than the texts were written for, the texts of the slider's
+            # scope are dimmed: their numbers are the last run's (the charts follow the thumb; the texts at the release)
+            + ", ".join(f".{STALE} [data-testid='{t}']" for t in STALE_TEXTS) + " { opacity: 0.35; }")
 
 
 def relay_key(scope: str | None = None) -> str:

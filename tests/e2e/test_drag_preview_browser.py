@@ -6,7 +6,8 @@
 frames arrive, then the thumb is moved one step at a time: after each move X's cell comes to show the thumb's value
 while the button is held, and no run of the app happened during the moves (the frames did it; how fast is measured by
 benchmarks/browser_latency.py --drag, not here).
-After the release the page equals a fresh load of its own link.
+While held, the texts of the slider's scope (which keep the last run's numbers) are dimmed; after the release the
+page equals a fresh load of its own link, nothing dimmed.
 """
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ RUNS = """() => { window.__alRuns = 0; const app = document.querySelector('[data
   window.__alRunObs = new MutationObserver(() => {
     if (app.getAttribute('data-test-script-state') === 'running') window.__alRuns += 1; });
   window.__alRunObs.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']}); }"""
+DIMMED = """() => [...document.querySelectorAll('[data-testid="stMarkdown"], [data-testid="stCaptionContainer"]')]
+  .filter(e => Number(getComputedStyle(e).opacity) < 0.5).length"""
 STEP_MS = 100
 MOVES = 6
 
@@ -59,6 +62,8 @@ def test_heatmaps_follow_a_drag_without_a_run_per_value(browser, page, page_erro
         seen.append((v, page.evaluate(X_FIRST)))
         page.wait_for_timeout(STEP_MS)
     runs = page.evaluate("() => window.__alRuns")
+    # the texts beside the charts keep the last run's numbers until the release: while held, they are dimmed
+    dimmed = page.evaluate(DIMMED)
     previewed = page.evaluate("() => window.__attentionLabStats.previewed || 0")
     page.mouse.up()
     # the release relays the thumb's value: wait for its run to begin (a loaded CI machine may take longer than
@@ -70,7 +75,9 @@ def test_heatmaps_follow_a_drag_without_a_run_per_value(browser, page, page_erro
     assert not wrong, f"X's cell did not come to show the thumb's value while held: (thumb, cell) {wrong}"
     assert runs == 0, f"{runs} runs of the app during the moves: the numbers came from runs, not from the frames"
     assert previewed > 0
+    assert dimmed > 0, "the texts of the dragged slider's scope were not dimmed while the charts showed another value"
     at_rest(page)
+    assert page.evaluate(DIMMED) == 0, "texts still dimmed after the release"
     assert_no_exception(page)
     assert as_number(page.evaluate(X_FIRST)) == numbers(inp)[3]
 
