@@ -146,7 +146,7 @@ def heads_section(page: runtime.Page, state: lesson.MultiHeadState, res) -> None
     if per_row >= min(h, HEADS_PER_ROW):  # every head in one row with its numbers (the average may wrap)
         _numbered_heads(state, res, toks, mean, needs)
     else:
-        _head_maps(state, res, toks, mean, len(shown))
+        _head_maps(state, res, toks, len(shown))
     st.caption(text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
     if note and page.presenting:  # on a projector: the heads first, what they show after
         st.info(t(f"multihead.note.{state.preset}"), icon=":material/menu_book:")
@@ -171,7 +171,7 @@ def _numbered_heads(state: lesson.MultiHeadState, res, toks, mean, needs) -> Non
                                 caption=t("multihead.out.mean_caption", h=h))
 
 
-def _head_maps(state: lesson.MultiHeadState, res, toks, mean, count: int) -> None:
+def _head_maps(state: lesson.MultiHeadState, res, toks, count: int) -> None:
     """Every head (and the average) as colours only, side by side; then the chosen head with its numbers."""
     h = state.n_heads
     hover = t("multihead.map.hover")

@@ -87,11 +87,11 @@ function frameOf(R, d, value) {
   return f.values.findIndex((x) => Math.abs(x - v) <= 1e-7 * Math.max(1, Math.abs(x)));
 }
 // Frame k's cells written into every chart it has (plot.js's window.__attentionLabPreview): at once into those in the
-// window, and into those out of it when the main thread is idle (``every``: all at once), so that their patches never
-// hold up the charts a student watches (nor, at the release, the run's redraw). False when a chart in the window is
-// not on the page as drawn (then the drag goes on through the server's runs).
+// window, and into those out of it when the main thread is idle, so that their patches never hold up the charts a
+// student watches (nor, at the release, the run's redraw). False when a chart in the window is not on the page as
+// drawn (then the drag goes on through the server's runs).
 const plotOf = (c) => document.querySelector(`.${cssKey(c.key)} .al-plot`);
-function showFrame(R, k, every) {
+function showFrame(R, k) {
   const f = R.frames;
   const show = window.__attentionLabPreview;
   if (!show) return false;
@@ -99,7 +99,7 @@ function showFrame(R, k, every) {
   const later = [];
   for (const c of f.charts) {  // (each chart that can take its frame now does; the others on a later frame)
     const div = plotOf(c);
-    if (div && !every) {
+    if (div) {
       const r = div.getBoundingClientRect();
       if (r.bottom <= 0 || r.top >= window.innerHeight) { later.push(c); continue; }
     }
@@ -190,7 +190,7 @@ function install() {
       if (busy()) d.shown = null;  // a run or a chart's redraw under way: its charts may come after the patch
       else if (d.shown !== value && showFrame(R, k)) d.shown = value;
     }
-    if (d.scope) d.scope.classList.toggle("al-stale", d.shown === value && value !== d.texts);
+    if (d.scope) d.scope.classList.toggle(STALE, d.shown === value && value !== d.texts);
     // Sent to the server: a value without a frame; and, while the frames leave a chart out (a figure that cannot
     // follow), a value with one too, at most every RELAY_MS, so that the frames keep most of the main thread.
     const send = k < 0 || (!R.frames.complete && now - (d.sentAt || 0) >= RELAY_MS);
@@ -218,7 +218,7 @@ function install() {
     if (!d) return;
     R.drag = null;
     cancelAnimationFrame(d.raf);
-    if (d.scope) d.scope.classList.remove("al-stale");  // (the release's run writes the texts)
+    if (d.scope) d.scope.classList.remove(STALE);  // (the release's run writes the texts)
     // where the thumb came to rest, after the slider's own release value (see the module docstring); its frame
     // shown too, so that the screen has its numbers even when the run brings no chart that changed
     requestAnimationFrame(() => requestAnimationFrame(() => {
@@ -234,7 +234,7 @@ function install() {
   window.addEventListener("pointercancel", end, true);
   return R;
 }
-""" + ONE_SCOPE_JS
+""" + f'const STALE = "{STALE}";\n' + ONE_SCOPE_JS
 
 
 def css_class(key: str) -> str:
