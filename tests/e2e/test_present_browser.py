@@ -43,6 +43,10 @@ def wait_step(page, k: int, n: int, lang: str = "ja") -> None:
                            " return b && b.innerText.includes(words); }", arg=[BAR, words], timeout=30_000)
     wait_for_app(page, timeout_ms=30_000)
     page.wait_for_function(f"() => new URLSearchParams(location.search).get('reveal') === '{k}'", timeout=15_000)
+    # the keyboard listens once its component is mounted (ui/present.py KEYS_JS); on a loaded machine that can come
+    # after the step's words, and a key pressed before is nobody's (CI-like load, 2026-12-05: /toy's first → lost)
+    page.wait_for_function("() => { const P = window.__attentionLabPresent; return !!(P && P.on && P.send); }",
+                           timeout=30_000)
 
 
 def main_control(page, lesson):
