@@ -43,6 +43,7 @@ import concurrent.futures
 import json
 import os
 import random
+import re
 import signal
 import socket
 import statistics
@@ -66,6 +67,21 @@ HOST = "127.0.0.1"
 PORTS = range(8620, 8640)
 PAGE = "qkv"
 SLIDER_KEY = "qkv.dm"
+DRAG_RELAY, LIVE_RELAY = "frame.drag", "al-drag."  # ui.drag.DRAG_KEY, ui.drag.LIVE_PREFIX
+CELL_SLIDER = ":v:"  # in the one-cell slider's key (ui.widgets.cell_slider_key)
+INTERNAL_KEY = "$$STREAMLIT_INTERNAL_KEY"  # a component's trigger widget: <this>_<element id>__<event>
+FRAMES_AT_LEAST = 20_000  # bytes: a hover's run that brought frames (a run without them: a few hundred)
+
+
+def user_key(element_id: str) -> str:
+    """The key an element was given, from its id ($$ID-<hash>-<key>)."""
+    parts = element_id.split("-", 2)
+    return parts[2] if len(parts) == 3 else ""
+
+
+def css_class(key: str) -> str:
+    """ui.drag.css_class (not imported: this script only speaks HTTP): an element container's class for ``key``."""
+    return "st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key)
 DIM_MIN, DIM_MAX = 1, 16  # attention_core.lessons.DIM_MIN/DIM_MAX (not imported: this script only speaks HTTP)
 CLK = os.sysconf("SC_CLK_TCK")
 MOVE_TIMEOUT = 30.0
@@ -362,6 +378,9 @@ class Session:
         self.cache = MessageCache()
         self.slider_id = ""
         self.slider_fragment = ""
+        self.relays: dict[str, tuple[str, str]] = {}  # drag relay's key -> (element id, fragment id) (ui/drag.py)
+        self.cell: tuple[str, float] | None = None  # the one-cell slider: (its user key, its value)
+        self.hover_seq = 0
         self.pending: asyncio.Future | None = None
         self.run = Run()
         self.closed_reason = ""
@@ -467,6 +486,30 @@ class Session:
             return run, "move without effect"
         return run, ""
 
+    async def hover(self) -> tuple[Run | None, str]:
+        """A pointer coming over the one-cell slider, as ui/drag.py's relay sends it: a trigger of the relay of the
+        slider's scope asking for the frames around the slider's value, nothing applied (``h``: 1). The server
+        builds them while the process's hover budget allows (ui.preview.HOVER_SHARE_S). Returns the run (None when
+        the page has no cell slider or relay) and '' or what went wrong."""
+        if self.cell is None:
+            return None, "no cell slider"
+        relay = next((v for k, v in self.relays.items() if k.startswith(LIVE_RELAY)), self.relays.get(DRAG_RELAY))
+        if relay is None:
+            return None, "no drag relay"
+        key, value = self.cell
+        self.hover_seq += 1
+        msg = {"k": [css_class(key)], "v": value, "f": value, "s": self.hover_seq, "d": 0, "p": 1, "h": 1}
+        trigger = WidgetState(id=f"{INTERNAL_KEY}_{relay[0]}__events")
+        trigger.json_trigger_value = json.dumps([{"event": "drag", "value": msg}])
+        self.widgets[trigger.id] = trigger
+        try:
+            run = await self.rerun(fragment_id=relay[1])
+        finally:
+            self.widgets.pop(trigger.id, None)  # a trigger holds its value for one run only
+        if run.status not in FINISHED_OK:
+            return run, f"status {run.status}"
+        return run, "exception element" if run.exceptions else ""
+
     # -- what the browser receives
     async def _read(self) -> None:
         try:
@@ -516,7 +559,11 @@ class Session:
                 self.run.exceptions += 1
                 return
             sub = getattr(el, kind) if kind else None
-            if sub is not None and getattr(sub, "id", ""):
+            if kind == "bidi_component" and sub.id:
+                key = user_key(sub.id)
+                if key == DRAG_RELAY or key.startswith(LIVE_RELAY):
+                    self.relays[key] = (sub.id, delta.fragment_id)
+            elif sub is not None and getattr(sub, "id", ""):
                 self._widget(kind, sub, delta.fragment_id)
 
     def _widget(self, kind: str, el, fragment_id: str) -> None:
@@ -554,6 +601,8 @@ class Session:
         self.seen_this_run.add(wid)
         if wid.endswith("-" + SLIDER_KEY):
             self.slider_id, self.slider_fragment = wid, fragment_id
+        if kind == "slider" and CELL_SLIDER in user_key(wid):
+            self.cell = (user_key(wid), values[0])
 
     def _remove_inactive(self, fragment_ids: tuple[str, ...]) -> None:
         """Drop the states of widgets the finished run no longer drew (all of them in a full run, those of the rerun
@@ -654,7 +703,7 @@ async def warm_all(server: Target) -> None:
 
 
 async def load_test(server: Target, n: int, seconds: float, seed: int, replica_header: str = "",
-                    settle_s: float = 3.0, after_s: float = 5.0, route_cookie: str = "") -> dict:
+                    settle_s: float = 3.0, after_s: float = 5.0, route_cookie: str = "", hover: bool = False) -> dict:
     """N sessions on server.host:server.port (see the module docstring). With `replica_header`, also which replica
     served each session's connections (the header's value on each), summarised in "replicas". With `route_cookie`,
     "route_keys" holds each session's value of that cookie ("" if it got none), in session order: a proxy's log
@@ -685,6 +734,7 @@ async def load_test(server: Target, n: int, seconds: float, seed: int, replica_h
     latencies: list[float] = []
     bytes_per_move: list[int] = []
     errors: dict[str, int] = {}
+    hovers: list[Run] = []
     meter = Meter(server)
     deadline = time.monotonic() + seconds
 
@@ -694,6 +744,20 @@ async def load_test(server: Target, n: int, seconds: float, seed: int, replica_h
             think = rng.uniform(1.0, 3.0)
             if time.monotonic() + think >= deadline:
                 return  # the next move would come after the end: this student is done
+            if hover:  # the pointer passes over the cell slider at some moment of the think time
+                first = rng.uniform(0.0, think)
+                await asyncio.sleep(first)
+                try:
+                    run, err = await s.hover()
+                except (TimeoutError, ConnectionError) as e:
+                    key = "hover " + type(e).__name__
+                    errors[key] = errors.get(key, 0) + 1
+                    return
+                if err:
+                    errors["hover: " + err] = errors.get("hover: " + err, 0) + 1
+                elif run is not None:
+                    hovers.append(run)
+                think = max(0.0, think - first - (run.seconds if run is not None else 0.0))
             await asyncio.sleep(think)
             v = rng.choice([x for x in range(DIM_MIN, DIM_MAX + 1) if x != s.slider_value()])
             try:
@@ -730,6 +794,11 @@ async def load_test(server: Target, n: int, seconds: float, seed: int, replica_h
         "server_cpu_ms_per_move": window["server_cpu_s"] / max(moves, 1) * 1e3,
         "server_loop_cpu_ms_per_move": window["server_loop_cpu_s"] / max(moves, 1) * 1e3,
         "kb_per_move": statistics.fmean(bytes_per_move) / 1024 if bytes_per_move else float("nan"),
+        "hover": {"n": len(hovers), "latency": ms_summary([h.seconds for h in hovers]),
+                  "with_frames": sum(h.n_bytes >= FRAMES_AT_LEAST for h in hovers),
+                  "kb": statistics.fmean(h.n_bytes for h in hovers) / 1024 if hovers else float("nan"),
+                  "server_cpu_ms_per_event": window["server_cpu_s"] / max(moves + len(hovers), 1) * 1e3}
+        if hover else None,
         "window": window,
         "rss_mb": {"server_started": rss_start, "before": rss_before, "connected": rss_connected,
                    "during_max": max(rss_samples, default=float("nan")),
@@ -856,6 +925,11 @@ def print_result(r: dict) -> None:
         print(f"== load: {r['sessions']} sessions, {r['seconds']:.0f} s, think 1-3 s, {gc_txt}")
         print(f"  initial page loads: {fmt_ms(r['initial_load'])}; errors {len(r['initial_load_errors'])}")
         print(f"  slider move -> script_finished: {fmt_ms(r['latency'])}")
+        if r.get("hover"):
+            h = r["hover"]
+            print(f"  hovers over the cell slider (frames asked): {fmt_ms(h['latency'])}; {h['with_frames']} of "
+                  f"{h['n']} brought frames; {h['kb']:.0f} KB each on average; server CPU per move or hover "
+                  f"{h['server_cpu_ms_per_event']:.1f} ms")
         print(f"  errors: {r['errors']} {r['error_kinds'] or ''}")
         print(f"  moves served {r['served_moves_per_s']:.1f}/s of ~{r['offered_moves_per_s']:.1f}/s asked;"
               f" {r['kb_per_move']:.0f} KB sent per move")
@@ -935,6 +1009,8 @@ def main() -> None:
     ap.add_argument("--quiet-wait", type=float, default=0.0, metavar="S", help="before each mode wait up to S seconds"
                     " until other processes use < 0.15 cores (default 0: start at once, just report the load)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--hover", action="store_true", help="load test: in each think time every student's pointer also "
+                    "passes over the cell slider once (its frames asked for: ui/drag.py, ui.preview.HOVER_SHARE_S)")
     ap.add_argument("--json", type=Path, default=None, help="also write the results here")
     args = ap.parse_args()
     if not (ROOT / ".venv/bin/python").exists():
@@ -952,7 +1028,8 @@ def main() -> None:
         sys.exit("--server-pid and --warm need --url")
     modes = []
     if sessions:
-        modes.append(("load", lambda srv: load_test(srv, sessions, args.seconds, args.seed, args.replica_header)))
+        modes.append(("load", lambda srv: load_test(srv, sessions, args.seconds, args.seed, args.replica_header,
+                                                    hover=args.hover)))
     if args.soak:
         modes.append(("soak", lambda srv: soak(srv, args.soak)))
     if args.idle:
