@@ -103,3 +103,50 @@ def test_weights_keep_their_column_width_when_d_v_grows(browser, app_server):
     row drops from 3/5 to 1/2 in the same rerun, and Plotly.react kept the weights 482 px wide in a 402 px column."""
     _reproduce(browser, app_server, [R.Move("text", TEXT, "a b a b a b"), _press("dv", "ArrowRight"),
                                      _press("dv", "ArrowRight")], t="a b a b a b", dv="6")
+
+
+# /multihead found by the long run on ebcdc40 (seed 40, sequence 4, its 9th move): 16 tokens, weights edited, d_model
+# 11 → 1. A chart's div was for a moment narrower than its margins; plotly's relayout of it threw "Something went
+# wrong with axis scaling" at once instead of rejecting, inside plot.js's ResizeObserver callback: an uncaught error
+# of the page (every run of it, 3 of 3). The page's state before the move, as its share link:
+MULTIHEAD_NARROW = (
+    "lang=ja&multihead=1&p=heads&t=the+quick+brown+fox+jumps+over+the+lazy+dog+and+the+cat+sleeps+on+the+mat&"
+    "dm=11&h=6&s=0&q=4&hd=0&cell=W_Q.4.3&W_Q=11x11%3A0%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C-0.9%2C0.4%2C-0.2%2C6%2C"
+    "0%2C0%2C0%2C0%2C0%2C0%2C0%2C-0.7%2C-0.2%2C-0.7%2C0%2C6%2C0%2C0%2C0%2C0%2C0%2C0%2C0.4%2C0.6%2C-0.8%2C0%2C"
+    "0%2C6%2C0%2C0%2C0%2C0%2C0%2C-0.5%2C-0.3%2C-1.2%2C0%2C0%2C0%2C-0.2%2C1%2C0%2C0%2C0%2C0.4%2C-0.4%2C0.7%2C0"
+    "%2C0%2C0%2C0%2C1%2C0%2C0%2C0%2C0.3%2C0.8%2C-0.1%2C0%2C0%2C0%2C0%2C1%2C0%2C0%2C0%2C0.6%2C-0.2%2C-0.8%2C0%"
+    "2C0%2C0%2C0%2C1%2C0%2C0%2C0%2C1%2C-0.2%2C-0.1%2C0.3%2C-0.2%2C0.9%2C-0.2%2C-0.4%2C0%2C-0.1%2C0.2%2C-0.6%2"
+    "C-0.6%2C-0.3%2C0.8%2C1.1%2C-0.1%2C1.5%2C0.5%2C-0.5%2C-0.3%2C-0.8%2C0%2C-0.4%2C0%2C-0.4%2C-0.4%2C-0.5%2C0"
+    ".2%2C0.2%2C-0.5%2C0%2C0.2%2C0.8%2C0.2%2C-0.1&W_K=11x11%3A1%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C0.3%2C0.7%2C-0."
+    "6%2C0%2C1%2C0%2C0%2C0%2C0%2C0%2C0%2C-0.3%2C-0.5%2C0.5%2C0%2C0%2C1%2C0%2C0%2C0%2C0%2C0%2C-0.9%2C0.1%2C0.2"
+    "%2C0%2C0%2C0%2C1%2C0%2C0%2C0%2C0%2C0.1%2C-0.2%2C-0.4%2C0%2C0%2C0%2C0%2C6%2C0%2C0%2C0%2C-0.6%2C-1.1%2C-0."
+    "3%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C-0.2%2C0.5%2C-0.3%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C-0.3%2C0.2%2C0.5"
+    "%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C0.1%2C-0.1%2C-0.2%2C0.5%2C-0.6%2C0.4%2C-0.3%2C-0.1%2C0.1%2C0.5%2C-0.4"
+    "%2C-0.1%2C0.4%2C0%2C-0.7%2C0.1%2C0.2%2C0%2C0%2C0%2C-0.8%2C-0.2%2C-0.5%2C-0.4%2C0.3%2C0.8%2C-0.5%2C0%2C-0"
+    ".2%2C0.4%2C0.4%2C-0.5%2C1.1%2C0.2%2C0.1%2C0.1&W_V=11x11%3A0.3%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C0.4%2C-0.1%2"
+    "C0.1%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C0.2%2C-0.2%2C-0.7%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C0.6%2C1.1%2C0"
+    ".5%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C1%2C-0.5%2C0%2C1%2C0%2C0%2C0%2C1%2C0%2C0%2C0%2C-0.1%2C0.2%2C0.1%2C0"
+    "%2C1%2C0%2C0%2C0%2C1%2C0%2C0%2C-0.3%2C-0.2%2C-0.2%2C0%2C0%2C1%2C0%2C0%2C0%2C1%2C0%2C0.1%2C-0.1%2C-0.1%2C"
+    "0%2C0%2C0%2C1%2C0%2C0%2C0%2C1%2C0.1%2C-0.5%2C0.1%2C0.1%2C-0.3%2C1.2%2C0.2%2C0.5%2C-0.5%2C0.2%2C-0.3%2C0."
+    "2%2C-1%2C-1%2C-0.2%2C0%2C-1.2%2C0%2C-0.7%2C0.2%2C-0.4%2C-0.2%2C-0.7%2C-1%2C0.2%2C-0.5%2C0.2%2C-0.4%2C0.2"
+    "%2C0.1%2C0.5%2C-0.1%2C-0.1%2C0.2%2C0%2C-0.3&W_O=11x11%3A1%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C0%2C0.1%2C-0.1%2"
+    "C0%2C1%2C0%2C0%2C0%2C0%2C0%2C0%2C-0.1%2C0.1%2C-0.3%2C0%2C0%2C1%2C0%2C0%2C0%2C0%2C0%2C-1.2%2C-0.4%2C0.4%2"
+    "C0%2C0%2C0%2C1%2C0%2C0%2C0%2C0%2C0.4%2C0.6%2C0.3%2C0%2C0%2C0%2C0%2C1%2C0%2C0%2C0%2C-0.3%2C0.6%2C0.3%2C0%"
+    "2C0%2C0%2C0%2C0%2C1%2C0%2C0%2C0.4%2C0.3%2C-0.2%2C0%2C0%2C0%2C0%2C0%2C0%2C1%2C0%2C0.3%2C0%2C0.3%2C0%2C0%2"
+    "C0%2C0%2C0%2C0%2C0%2C1%2C-0.6%2C0.4%2C-0.2%2C-1.2%2C-0.1%2C-0.5%2C-0.4%2C0%2C-0.3%2C0.4%2C-0.8%2C0.7%2C-"
+    "0.3%2C0.1%2C-0.1%2C-0.4%2C0%2C0.6%2C0.3%2C-0.1%2C0.7%2C0.7%2C0.2%2C-0.9%2C0.2%2C-0.2%2C0.5%2C0.3%2C0.7%2"
+    "C-0.5%2C-0.2%2C0.1%2C0%2C0.5%2C-0.5%2C0.3"
+)
+
+
+def test_a_chart_narrower_than_its_margins_for_a_moment_raises_no_page_error(browser, app_server):
+    page = R.open_page(browser, f"{app_server}/multihead?{MULTIHEAD_NARROW}")
+    try:
+        outcome, fresh = R.run_sequence(browser, page, "multihead", random.Random(0), 0,
+                                        moves=[R.Move("slider", "st-key-multihead-dm", "Home")])
+        fresh.context.close()
+    finally:
+        page.context.close()
+    assert not outcome.skipped, outcome.report()
+    assert query_of(outcome.link).get("dm") == ["1"], outcome.report()
+    _check([outcome])

@@ -206,6 +206,14 @@ function frameLayout(div, layout) {
   return out;
 }
 
+// A plotly call as a promise that also holds what plotly throws at once: plotly throws some errors instead of
+// returning a rejected promise, and Promise.resolve(call) let them through. A relayout of a chart whose div was for a
+// moment narrower than its margins threw "Something went wrong with axis scaling" inside the ResizeObserver's
+// callback, an uncaught error of the page (tools/redraw_property.py, /multihead, 2 of 50 sequences on ebcdc40:
+// 16 tokens, edited weights, d_model 11 → 1; tests/e2e/test_redraw_property.py keeps it). The chart is resized
+// again when its div changes width.
+const plotlyCall = (call) => new Promise((resolve) => resolve(call()));
+
 window.__attentionLabPreview = (div, chart, k) => {
   const state = div.__attentionLab;
   if (!state || !state.drawn || state.pending || !window.Plotly) return false;
@@ -230,7 +238,7 @@ window.__attentionLabPreview = (div, chart, k) => {
   // cells alone are patched in while the chart is the one drawn (not a whole frame shown since)
   if (cells && !div.__alWhole && patchHeatmap(div, data)) return true;
   div.__alWhole = !cells;
-  const drawing = Promise.resolve(window.Plotly.react(div, data, layout, state.config))
+  const drawing = plotlyCall(() => window.Plotly.react(div, data, layout, state.config))
     .then(() => colourLabels(div))
     .catch((err) => console.warn("attention_lab.plot: could not show a drag's frame", err));
   state.pending = drawing;
@@ -335,7 +343,7 @@ function plotDiv(parent) {
       // timer, outside any draw's turn, and a fresh draw of another grid shape begun within those 100 ms met it
       // half-way: the uncaught "Something went wrong with axis scaling" (tools/redraw_property.py, /qkv, twice in
       // 48 sequences on a0984c9).
-      const resizing = Promise.resolve(window.Plotly.relayout(div, { autosize: true }))
+      const resizing = plotlyCall(() => window.Plotly.relayout(div, { autosize: true }))
         .catch((err) => console.warn("attention_lab.plot: could not resize", err));
       state.pending = resizing;
       resizing.finally(() => { if (state.pending === resizing) state.pending = null; });
