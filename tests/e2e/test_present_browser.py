@@ -15,10 +15,12 @@ import re
 import pytest
 import zxingcpp
 from PIL import Image
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import lessons
 from ui.i18n import table
 
+from .conftest import FAILURE_SHOTS
 from .helpers import assert_no_exception, assert_no_page_errors, query_of, sel, wait_for_app
 
 SIZE = {"width": 1280, "height": 720}
@@ -39,8 +41,19 @@ def step_in_url(page) -> str | None:
 
 def wait_step(page, k: int, n: int, lang: str = "ja") -> None:
     words = table(lang)["present.step"].split("{stage}")[0].format(k=k, n=n)
-    page.wait_for_function("([sel, words]) => { const b = document.querySelector(sel);"
-                           " return b && b.innerText.includes(words); }", arg=[BAR, words], timeout=30_000)
+    try:
+        page.wait_for_function("([sel, words]) => { const b = document.querySelector(sel);"
+                               " return b && b.innerText.includes(words); }", arg=[BAR, words], timeout=30_000)
+    except PlaywrightTimeout:  # say what the page showed (CI once timed out here on /training's first step)
+        seen = page.evaluate("(sel) => { const b = document.querySelector(sel); const a = document.querySelector("
+                             "'[data-testid=\"stApp\"]'); return [b ? b.innerText : null, "
+                             "a ? a.getAttribute('data-test-script-state') : null, document.querySelectorAll("
+                             "'[data-testid=\"stException\"]').length]; }", BAR)
+        FAILURE_SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(FAILURE_SHOTS / f"present-step-{k}-{re.sub(r'[^a-z0-9]+', '-', page.url)[-60:]}.png"),
+                        full_page=True)
+        raise AssertionError(f"step {k} of {n} not shown within 30 s at {page.url}: the bar read {seen[0]!r}, the app "
+                             f"{seen[1]!r}, {seen[2]} exception box(es); a screenshot is in {FAILURE_SHOTS}") from None
     wait_for_app(page, timeout_ms=30_000)
     page.wait_for_function(f"() => new URLSearchParams(location.search).get('reveal') === '{k}'", timeout=15_000)
     # the keyboard listens once its component is mounted (ui/present.py KEYS_JS); on a loaded machine that can come
