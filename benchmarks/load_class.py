@@ -70,7 +70,13 @@ SLIDER_KEY = "qkv.dm"
 DRAG_RELAY, LIVE_RELAY = "frame.drag", "al-drag."  # ui.drag.DRAG_KEY, ui.drag.LIVE_PREFIX
 CELL_SLIDER = ":v:"  # in the one-cell slider's key (ui.widgets.cell_slider_key)
 INTERNAL_KEY = "$$STREAMLIT_INTERNAL_KEY"  # a component's trigger widget: <this>_<element id>__<event>
-FRAMES_AT_LEAST = 20_000  # bytes: a hover's run that brought frames (a run without them: a few hundred)
+FRAMES_AT_LEAST = 20_000  # bytes: meant as "a hover's run that brought frames"; NOT reliable: a fragment run
+# without frames sends ~95 KB too (docs/load.md, 2026-12-06), so the "brought frames" count overcounts
+DIM_MIN, DIM_MAX = 1, 16  # attention_core.lessons.DIM_MIN/DIM_MAX (not imported: this script only speaks HTTP)
+CLK = os.sysconf("SC_CLK_TCK")
+MOVE_TIMEOUT = 30.0
+LOAD_TIMEOUT = 120.0
+FINISHED_OK = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 
 
 def user_key(element_id: str) -> str:
@@ -82,11 +88,6 @@ def user_key(element_id: str) -> str:
 def css_class(key: str) -> str:
     """ui.drag.css_class (not imported: this script only speaks HTTP): an element container's class for ``key``."""
     return "st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key)
-DIM_MIN, DIM_MAX = 1, 16  # attention_core.lessons.DIM_MIN/DIM_MAX (not imported: this script only speaks HTTP)
-CLK = os.sysconf("SC_CLK_TCK")
-MOVE_TIMEOUT = 30.0
-LOAD_TIMEOUT = 120.0
-FINISHED_OK = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 
 
 # ---- the server process ------------------------------------------------------------------------------------------
