@@ -16,8 +16,9 @@ PORT   ?= 8501
 PYTEST_ARGS ?=
 # Test processes (pytest-xdist). Each file's tests run in one process (--dist loadfile), so a browser file keeps its
 # own app server and Chromium; 2 matches the 2-core CI machine (README, "Development"). WORKERS=0: one process.
+# --no-loadscope-reorder: the files are handed out in collection order, browser files first (tests/conftest.py).
 WORKERS ?= 2
-XDIST   := $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile)
+XDIST   := $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile --no-loadscope-reorder)
 
 RUN_STAMP := $(VENV)/.stamp-requirements.txt
 DEV_STAMP := $(VENV)/.stamp-requirements-dev.txt

@@ -6,9 +6,25 @@ registry-wide suite runs on them unchanged, and the app servers of the browser t
 import os
 from pathlib import Path
 
+import pytest
+
 os.environ["ATTN_LAB_EXTRA_LESSONS"] = str(Path(__file__).resolve().parent / "throwaway")
 
 CHROMIUM_MISSING = "CHROMIUM MISSING"
+TESTS = Path(__file__).resolve().parent
+BROWSER_FIRST = (TESTS / "e2e", TESTS / "deploy")  # the files that start servers, seconds per test
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """The files that start servers first (browser tests: ~10 s a test), the quick ones after (a few ms a test).
+
+    `make test` runs the files in 2 processes (pytest-xdist, ``--dist loadfile --no-loadscope-reorder``: the files are
+    handed out in this order, one at a time to the process that is free). Ordered this way, the last files are short
+    and both processes end together. By default xdist hands out the files with the most tests first, which put the
+    browser files with few but long tests (present mode, the redraw property: 10–14 tests, 3–5 minutes each) last,
+    and one process ran them alone while the other had finished."""
+    items.sort(key=lambda item: not any(Path(item.path).resolve().is_relative_to(d) for d in BROWSER_FIRST))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
