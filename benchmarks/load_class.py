@@ -70,8 +70,8 @@ SLIDER_KEY = "qkv.dm"
 DRAG_RELAY, LIVE_RELAY = "frame.drag", "al-drag."  # ui.drag.DRAG_KEY, ui.drag.LIVE_PREFIX
 CELL_SLIDER = ":v:"  # in the one-cell slider's key (ui.widgets.cell_slider_key)
 INTERNAL_KEY = "$$STREAMLIT_INTERNAL_KEY"  # a component's trigger widget: <this>_<element id>__<event>
-FRAMES_AT_LEAST = 20_000  # bytes: meant as "a hover's run that brought frames"; NOT reliable: a fragment run
-# without frames sends ~95 KB too (docs/load.md, 2026-12-06), so the "brought frames" count overcounts
+FRAMES = ".frames"  # the end of a frames element's key (ui.drag.FRAMES_SUFFIX)
+CHART_COMPONENT = ".plot"  # the end of the chart component's name (ui.plot_component.NAME)
 DIM_MIN, DIM_MAX = 1, 16  # attention_core.lessons.DIM_MIN/DIM_MAX (not imported: this script only speaks HTTP)
 CLK = os.sysconf("SC_CLK_TCK")
 MOVE_TIMEOUT = 30.0
@@ -323,6 +323,8 @@ class Run:
     n_bytes: int = 0
     exceptions: int = 0
     fragment_ids: tuple[str, ...] = ()
+    frames: bool = False  # a frames element (ui.drag.mount_frames) came with frames in it
+    charts: int = 0  # chart elements (ui/plot_component) drawn
 
 
 class MessageCache:
@@ -562,8 +564,12 @@ class Session:
             sub = getattr(el, kind) if kind else None
             if kind == "bidi_component" and sub.id:
                 key = user_key(sub.id)
-                if key == DRAG_RELAY or key.startswith(LIVE_RELAY):
-                    self.relays[key] = (sub.id, delta.fragment_id)
+                if key.startswith(DRAG_RELAY) or key.startswith(LIVE_RELAY):
+                    self.run.frames |= '"frames"' in sub.json  # a frames element with frames in it
+                    if not key.endswith(FRAMES):
+                        self.relays[key] = (sub.id, delta.fragment_id)
+                elif sub.component_name.endswith(CHART_COMPONENT):
+                    self.run.charts += 1
             elif sub is not None and getattr(sub, "id", ""):
                 self._widget(kind, sub, delta.fragment_id)
 
@@ -796,7 +802,8 @@ async def load_test(server: Target, n: int, seconds: float, seed: int, replica_h
         "server_loop_cpu_ms_per_move": window["server_loop_cpu_s"] / max(moves, 1) * 1e3,
         "kb_per_move": statistics.fmean(bytes_per_move) / 1024 if bytes_per_move else float("nan"),
         "hover": {"n": len(hovers), "latency": ms_summary([h.seconds for h in hovers]),
-                  "with_frames": sum(h.n_bytes >= FRAMES_AT_LEAST for h in hovers),
+                  "with_frames": sum(h.frames for h in hovers),
+                  "charts": statistics.fmean(h.charts for h in hovers) if hovers else float("nan"),
                   "kb": statistics.fmean(h.n_bytes for h in hovers) / 1024 if hovers else float("nan"),
                   "server_cpu_ms_per_event": window["server_cpu_s"] / max(moves + len(hovers), 1) * 1e3}
         if hover else None,
@@ -929,8 +936,8 @@ def print_result(r: dict) -> None:
         if r.get("hover"):
             h = r["hover"]
             print(f"  hovers over the cell slider (frames asked): {fmt_ms(h['latency'])}; {h['with_frames']} of "
-                  f"{h['n']} brought frames; {h['kb']:.0f} KB each on average; server CPU per move or hover "
-                  f"{h['server_cpu_ms_per_event']:.1f} ms")
+                  f"{h['n']} brought frames; per hover {h['charts']:.1f} charts drawn, {h['kb']:.0f} KB sent; "
+                  f"server CPU per move or hover {h['server_cpu_ms_per_event']:.1f} ms")
         print(f"  errors: {r['errors']} {r['error_kinds'] or ''}")
         print(f"  moves served {r['served_moves_per_s']:.1f}/s of ~{r['offered_moves_per_s']:.1f}/s asked;"
               f" {r['kb_per_move']:.0f} KB sent per move")
