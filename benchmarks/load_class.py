@@ -68,6 +68,7 @@ PORTS = range(8620, 8640)
 PAGE = "qkv"
 SLIDER_KEY = "qkv.dm"
 DRAG_RELAY, LIVE_RELAY = "frame.drag", "al-drag."  # ui.drag.DRAG_KEY, ui.drag.LIVE_PREFIX
+HOVER_RELAY, LIVE_CONTAINER = "frame.drag.hover", "al-live-"  # ui.drag.HOVER_KEY, ui.drag.LIVE_CONTAINER
 CELL_SLIDER = ":v:"  # in the one-cell slider's key (ui.widgets.cell_slider_key)
 INTERNAL_KEY = "$$STREAMLIT_INTERNAL_KEY"  # a component's trigger widget: <this>_<element id>__<event>
 FRAMES = ".frames"  # the end of a frames element's key (ui.drag.FRAMES_SUFFIX)
@@ -490,18 +491,24 @@ class Session:
         return run, ""
 
     async def hover(self) -> tuple[Run | None, str]:
-        """A pointer coming over the one-cell slider, as ui/drag.py's relay sends it: a trigger of the relay of the
-        slider's scope asking for the frames around the slider's value, nothing applied (``h``: 1). The server
+        """A pointer coming over the one-cell slider, as ui/drag.py's relay sends it: a trigger of the page's hover
+        relay (its own fragment: ui.drag.mount_hover) asking for the frames around the slider's value, with the
+        slider's live fragment (``c``), nothing applied (``h``: 1). The server
         builds them while the process's hover budget allows (ui.preview.HOVER_SHARE_S). Returns the run (None when
         the page has no cell slider or relay) and '' or what went wrong."""
         if self.cell is None:
             return None, "no cell slider"
-        relay = next((v for k, v in self.relays.items() if k.startswith(LIVE_RELAY)), self.relays.get(DRAG_RELAY))
+        relay = self.relays.get(HOVER_RELAY)
         if relay is None:
-            return None, "no drag relay"
+            return None, "no hover relay"
         key, value = self.cell
+        # the slider's live fragment, as the browser names it: the CSS class of its container (ui.drag.mount_hover)
+        fragment = self.widget_fragment.get(next((w for w in self.widgets if user_key(w) == key), ""), "")
+        scope = next((k[len(LIVE_RELAY):] for k, (_, f) in self.relays.items() if k.startswith(LIVE_RELAY) and f
+                      and f == fragment), None)
         self.hover_seq += 1
-        msg = {"k": [css_class(key)], "v": value, "f": value, "s": self.hover_seq, "d": 0, "p": 1, "h": 1}
+        msg = {"k": [css_class(key)], "v": value, "f": value, "s": self.hover_seq, "d": 0, "p": 1, "h": 1,
+               "c": scope and css_class(LIVE_CONTAINER + scope)}
         trigger = WidgetState(id=f"{INTERNAL_KEY}_{relay[0]}__events")
         trigger.json_trigger_value = json.dumps([{"event": "drag", "value": msg}])
         self.widgets[trigger.id] = trigger

@@ -15,7 +15,9 @@ second. The drag's first message (at pointerdown, the thumb's value) and every l
 at the end of the run the server builds the heatmaps of the slider's values within a few steps (:func:`mount_frames`,
 a hidden element per relay), and while the thumb stands on one of those values the relay sends nothing and shows that
 value's frame on the next animation frame (plot.js, ``window.__attentionLabPreview``); off them it sends values as
-before, and the run for such a value brings frames around it.
+before, and the run for such a value brings frames around it. A pointer coming over a slider asks for its frames
+ahead of a drag, from the page's hover relay (:func:`mount_hover`): a fragment of its own, so that a hover builds the
+frames and reruns nothing else.
 
 Release: the slider sends its own value, as it always did, and the relay then closes the drag with the value the thumb
 came to rest at (``"d": 1``, two animation frames after the release, so after the slider's own message): applied, and
@@ -48,6 +50,10 @@ SLIDERS = "_drag_sliders"
 STALE = "al-stale"  # the class of a drag's scope while its texts show another value than the charts (DRAG_JS)
 STALE_TEXTS = ("stMarkdown", "stCaptionContainer", "stTable", "stLatex")  # the elements dimmed then
 RELAYED = "_drag_relayed"
+HOVER_KEY = "frame.drag.hover"  # the page's hover relay (mount_hover)
+RUNS = "_drag_runs"  # the number of scope runs of the session (each frames element's "r")
+HOVER_DRAWN = "_drag_hover_drawn"  # a scope's CSS class (None: the page) → (the lesson state its last run drew from,
+# the keyed heatmaps it drew)
 
 # The browser side: installed once per page load. A pointer pressed inside a Streamlit slider (stSlider) starts a
 # watch of that slider's range input (react-aria keeps the thumb's value there during a drag) on every animation
@@ -58,11 +64,15 @@ RELAYED = "_drag_relayed"
 DRAG_JS = """
 export default function ({ parentElement, setTriggerValue, data }) {
   const R = window.__attentionLabDrag || (window.__attentionLabDrag = install());
-  if (data && data.f) {  // the frames element (mount_frames) of a scope, drawn again by each run of the scope
+  if (data && data.h) R.hover = { host: parentElement, send: setTriggerValue };  // the page's hover relay
+  if (data && (data.f || data.h)) {  // a scope's frames element (mount_frames) or the hover relay (mount_hover)
+    const scope = parentElement.closest(LIVE);
     if (data.frames) {
-      R.frames = { ...data.frames, host: parentElement };
+      // (the scope of frames asked for by a hover: its slider's; a run of that scope ends them)
+      const slider = data.h && document.querySelector(`.${data.frames.keys[0]}`);
+      R.frames = { ...data.frames, host: parentElement, scope: data.h ? slider && slider.closest(LIVE) : scope };
       R.asked.delete(String(data.frames.keys));
-    } else if (R.frames && R.frames.host === parentElement) {
+    } else if (R.frames && (R.frames.host === parentElement || (data.f && R.frames.scope === scope))) {
       R.frames = null;  // a later run of the same scope: the state the frames were built from may be gone
     }
     return () => {};
@@ -127,7 +137,7 @@ function showLater(deadline) {
 function install() {
   // frames: the last frames a run built ({values, charts, keys, s, host}); asked: the sliders (their keys, joined)
   // whose frames were asked for by a pointer over them, and when
-  const R = { senders: new Map(), drag: null, seq: 0, frames: null, asked: new Map() };
+  const R = { senders: new Map(), hover: null, drag: null, seq: 0, frames: null, asked: new Map() };
   // The relay that reruns what the slider's own move reruns: the one in the slider's innermost live fragment, or,
   // for a slider outside any, the frame's (a whole-app rerun).
   // (its sends go out in a batch of their own scope: ui/triggers.py)
@@ -164,13 +174,21 @@ function install() {
     return input && keys.length ? { slider, input, keys } : null;
   }
   // A pointer coming over a slider asks for its frames (at most once a second each, none during a drag), so that a
-  // drag begun a moment later has them at once: no run at its start, the numbers follow from the first move.
+  // drag begun a moment later has them at once: no run at its start, the numbers follow from the first move. It asks
+  // the page's hover relay (mount_hover), whose run builds them and draws nothing else; c: the slider's scope.
+  function hoverSender(slider) {
+    const H = R.hover;
+    if (!H || !H.host.isConnected) return null;
+    const scope = slider.closest(LIVE);
+    const c = scope ? [...scope.classList].find((x) => x.startsWith("st-key-al-live-")) || null : null;
+    return (name, value) => sendInScope(H.host, () => H.send(name, { ...value, c }));
+  }
   document.addEventListener("pointerover", (ev) => {
     const s = R.drag ? null : sliderOf(ev);
     if (!s || ready(s.keys) || state() !== "notRunning") return;
     const now = performance.now(), id = String(s.keys);
     if (now - (R.asked.get(id) || -Infinity) < 1000) return;
-    const send = senderFor(s.slider);
+    const send = hoverSender(s.slider) || senderFor(s.slider);
     if (!send) return;
     R.asked.set(id, now);
     R.seq += 1;
@@ -347,7 +365,8 @@ def _on_drag(relay_key: str) -> None:
         return
     if msg.get("p") and isinstance(msg.get("s"), int):  # the frames around this value asked for (ui/preview.py)
         st.session_state.setdefault(preview.REQUEST, {})[relay_key] = {
-            "css": css_class(bound.key), "k": msg["k"], "v": float(msg["v"]), "s": msg["s"], "h": bool(msg.get("h"))}
+            "css": css_class(bound.key), "k": msg["k"], "v": float(msg["v"]), "s": msg["s"], "h": bool(msg.get("h")),
+            "c": msg["c"] if isinstance(msg.get("c"), str) else None}
     if msg.get("h"):  # a pointer over the slider: frames only, nothing applied
         return
     relayed = st.session_state.setdefault(RELAYED, {})
@@ -364,8 +383,9 @@ def _on_drag(relay_key: str) -> None:
 # A relay's element takes no room: without this its (empty) element container added a 16 px gap to the sidebar.
 # (Two lines: Streamlit takes a one-line string with "[" or "*" in it for a file path.)
 LIVE_PREFIX = "al-drag."  # the keys of the relays in live fragments
+LIVE_CONTAINER = "al-live-"  # + a live fragment's scope: its container's key (ui.runtime._live_body), dots as "-"
 SEEN = "_drag_seen:"  # + a relay's key: the sequence number of the last value it relayed (sent back as its data)
-HIDE_CSS = ("." + css_class(DRAG_KEY) + ",\n" + "." + css_class(DRAG_KEY + ".frames") + ",\n" + '[class*="'
+HIDE_CSS = (",\n".join("." + css_class(k) for k in (DRAG_KEY, DRAG_KEY + ".frames", HOVER_KEY)) + ",\n" + '[class*="'
             + css_class(LIVE_PREFIX) + '"] { display: none; }\n'
             # while a drag's frames show another value than the texts were written for, the texts of the slider's
             # scope are dimmed: their numbers are the last run's (the charts follow the thumb; the texts at the release)
@@ -380,20 +400,52 @@ def relay_key(scope: str | None = None) -> str:
 def mount_frames(page, scope: str | None, drawn: dict) -> None:
     """At the end of a scope's run (the live fragment ``scope``, or the whole page for None): the frames a drag in
     it asked for (ui/preview.py), built from the keyed heatmaps the run drew (``drawn``), as the data of a hidden
-    element (no frames: ``{"f": 1}``). Keeps the drawn heatmaps and the frames for the tests (``preview.LAST``,
-    ``preview.BUILT``)."""
+    element (no frames: ``{"f": 1, "r": the run's number}``). Keeps the drawn heatmaps, with the state they were
+    drawn from, for the hover relay (:func:`mount_hover`) and for the tests (``preview.LAST``, ``preview.BUILT``)."""
     key = relay_key(scope)
     st.session_state[preview.LAST] = drawn
-    data: dict = {"f": 1}
+    st.session_state.setdefault(HOVER_DRAWN, {})[scope and css_class(LIVE_CONTAINER + scope)] = (page.state, drawn)
+    # (r: the run's number, so that the element's data changes with every run and the browser drops the frames a
+    # hover brought for the state before it)
+    runs = st.session_state[RUNS] = st.session_state.get(RUNS, 0) + 1
+    st.components.v2.component("attention_lab.drag", js=DRAG_JS, css=HIDE_CSS, isolate_styles=False)(
+        key=key + FRAMES_SUFFIX, data=_with_frames({"f": 1, "r": runs}, page, key, drawn), width="stretch",
+        height="content")
+
+
+def _with_frames(data: dict, page, key: str, drawn: dict) -> dict:
+    """``data`` with the frames relay ``key`` asked for (built from ``drawn``), if it asked and they could be built."""
     request = st.session_state.get(preview.REQUEST, {}).pop(key, None)
     bound = st.session_state.get(SLIDERS, {}).get(request["css"]) if request else None
     if bound is not None:
         built = st.session_state[preview.BUILT] = preview.frames(page, bound, request["v"], drawn,
                                                                   hover=bool(request.get("h")))
         if built is not None:
-            data["frames"] = {**built, "s": request["s"], "keys": request["k"]}
+            return {**data, "frames": {**built, "s": request["s"], "keys": request["k"]}}
+    return data
+
+
+def _hover_body(page) -> None:
+    """The page's hover relay (data ``{"h": 1}``): the browser sends it a pointer coming over a slider (with the
+    CSS class of the slider's live fragment, ``c``), and it brings the frames asked for in its data. It is a fragment
+    of its own at the top of the page, so its trigger reruns nothing else, and the runs of the live fragments do not
+    run it: the frames are built from the heatmaps the slider's scope drew last, while the lesson state is still the
+    one they were drawn from. (Before, a hover reran the slider's whole scope: a class of 40 hovering took the
+    server's CPU, docs/load.md 2026-12-06.)"""
+    request = st.session_state.get(preview.REQUEST, {}).get(HOVER_KEY) or {}
+    state, drawn = st.session_state.get(HOVER_DRAWN, {}).get(request.get("c"), (None, {}))
+    data = _with_frames({"h": 1}, page, HOVER_KEY, drawn if state is page.state else {})
     st.components.v2.component("attention_lab.drag", js=DRAG_JS, css=HIDE_CSS, isolate_styles=False)(
-        key=key + FRAMES_SUFFIX, data=data, width="stretch", height="content")
+        key=HOVER_KEY, data=data, on_drag_change=lambda: _on_drag(HOVER_KEY), width="stretch", height="content")
+
+
+_hover_fragment = st.fragment(_hover_body)
+
+
+def mount_hover(page) -> None:
+    """The page's hover relay (:func:`_hover_body`), drawn by every whole run of a lesson page, outside any live
+    fragment."""
+    _hover_fragment(page)
 
 
 FRAMES_SUFFIX = ".frames"

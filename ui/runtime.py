@@ -332,3 +332,4 @@ def run(lesson_key: str, render: Callable[[Page], None]) -> None:
         guarded(page, exports.panel, where="file")
     page.publish()
     drag.mount_frames(page, None, drawn)
+    drag.mount_hover(page)

@@ -87,3 +87,45 @@ def test_heatmaps_follow_a_drag_without_a_run_per_value(browser, page, page_erro
     assert again["text"] == dragged["text"]
     assert again["charts"] == dragged["charts"], "after the drag a chart differs from a fresh load of the link"
     assert_no_page_errors(page_errors)
+
+
+# Streamlit marks the elements of the part that reruns as stale when the run starts (data-stale="true"): counted inside
+# the live fragments (ui.runtime.Page.live) from the moment of the mark.
+WATCH_LIVE = """() => { window.__alLiveStale = 0; if (window.__alLiveObs) window.__alLiveObs.disconnect();
+  const obs = window.__alLiveObs = new MutationObserver((ms) => {
+    for (const m of ms) if (m.target.getAttribute('data-stale') === 'true'
+                             && m.target.closest('[class*="st-key-al-live-"]')) window.__alLiveStale += 1; });
+  obs.observe(document.querySelector("[data-testid='stMain']"),
+              {subtree: true, attributes: true, attributeFilter: ['data-stale']});
+}"""
+FRAMES_OF = "() => { const R = window.__attentionLabDrag; return R && R.frames ? R.frames.keys : null; }"
+
+
+def test_a_pointer_over_a_slider_brings_its_frames_without_rerunning_its_fragment(page, page_errors, app_server):
+    """A pointer coming over /qkv's cell slider asks for its frames from the page's hover relay (ui.drag.mount_hover):
+    they come, and no element of the live fragments was marked for a rerun (before, each hover reran the slider's
+    whole fragment: every chart drawn and sent again, docs/load.md 2026-12-06). A key press on the slider then reruns
+    its fragment, and the frames built for the value before it are dropped."""
+    page.goto(f"{app_server}/qkv")
+    sliders_at_rest(page, "qkv")
+    inp = page.locator(CELL)
+    inp.scroll_into_view_if_needed()
+    at_rest(page)
+    assert page.evaluate(FRAMES_OF) is None
+    page.evaluate(WATCH_LIVE)
+    knob = inp.locator("xpath=../..").bounding_box()
+    page.mouse.move(knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2)
+    page.wait_for_function(f"() => ({FRAMES_OF})() !== null", timeout=15_000)
+    at_rest(page)
+    keys = page.evaluate(FRAMES_OF)
+    assert any("cell-v" in k for k in keys), f"frames for another slider than the one under the pointer: {keys}"
+    stale = page.evaluate("() => window.__alLiveStale")
+    assert stale == 0, f"the hover reran a live fragment ({stale} of its elements marked for the rerun)"
+    page.mouse.move(0, 0)  # (the pointer away, so that it asks for nothing more)
+    inp.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => window.__alLiveStale > 0", timeout=15_000)
+    at_rest(page)
+    assert page.evaluate(FRAMES_OF) is None, "frames built before a key press outlived the run it caused"
+    assert_no_exception(page)
+    assert_no_page_errors(page_errors)

@@ -18,8 +18,9 @@ def _script():
 
     from ui import drag
 
-    if st.session_state.pop("_fire", False):
-        drag._on_drag(drag.DRAG_KEY)
+    fire = st.session_state.pop("_fire", None)  # the relay whose message the test put in place
+    if fire:
+        drag._on_drag(drag.DRAG_KEY if fire is True else fire)
     st.session_state.setdefault("val", 2.0)
 
     def relay(v):
@@ -92,3 +93,19 @@ def test_read_same_and_css_class():
     assert drag.same(0.1 + 0.2, 0.3) and not drag.same(0.3, 0.4) and drag.same("a", "a") and not drag.same(1, "1")
     for key in ("qkv.dm", "qkv.cell:v:W_Q:0:4", "scaling.score.0", " x y "):
         assert "." + drag.css_class(key) == sel(key.strip())
+
+
+def test_a_hover_asks_the_hover_relay_for_frames_and_moves_nothing():
+    """A pointer over a slider, sent to the page's hover relay (ui.drag.mount_hover): nothing applied, the frames
+    asked for under the hover relay's key, with the slider's live fragment (``c``, or None when the browser sent
+    none or something else than a string)."""
+    at = AppTest.from_function(_script).run()
+    for c, want in (("st-key-al-live-qkv-live_numbers", "st-key-al-live-qkv-live_numbers"), (None, None), (7, None)):
+        at.session_state[drag.HOVER_KEY] = {"drag": {"k": [drag.css_class("s")], "v": 4.0, "f": 4.0, "s": 3, "d": 0,
+                                                     "p": 1, "h": 1, "c": c}}
+        at.session_state["_fire"] = drag.HOVER_KEY
+        at.run()
+        assert at.session_state["val"] == 2.0 and at.session_state["s"] == 2.0
+        request = at.session_state[drag.preview.REQUEST][drag.HOVER_KEY]
+        assert request == {"css": drag.css_class("s"), "k": [drag.css_class("s")], "v": 4.0, "s": 3, "h": True,
+                           "c": want}
