@@ -324,7 +324,7 @@ class Run:
     n_bytes: int = 0
     exceptions: int = 0
     fragment_ids: tuple[str, ...] = ()
-    frames: bool = False  # a frames element (ui.drag.mount_frames) came with frames in it
+    frames: bool = False  # a frames element (ui.drag.mount_frames) or the hover relay came with frames in it
     charts: int = 0  # chart elements (ui/plot_component) drawn
 
 
@@ -572,7 +572,7 @@ class Session:
             if kind == "bidi_component" and sub.id:
                 key = user_key(sub.id)
                 if key.startswith(DRAG_RELAY) or key.startswith(LIVE_RELAY):
-                    self.run.frames |= '"frames"' in sub.json  # a frames element with frames in it
+                    self.run.frames |= '"frames"' in sub.json  # a frames element or the hover relay, with frames
                     if not key.endswith(FRAMES):
                         self.relays[key] = (sub.id, delta.fragment_id)
                 elif sub.component_name.endswith(CHART_COMPONENT):

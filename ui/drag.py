@@ -397,6 +397,12 @@ def relay_key(scope: str | None = None) -> str:
     return DRAG_KEY if scope is None else LIVE_PREFIX + scope
 
 
+def _element(**kwargs) -> None:
+    """One element of the drag's component (``DRAG_JS``): a relay, a frames element or the hover relay."""
+    st.components.v2.component("attention_lab.drag", js=DRAG_JS, css=HIDE_CSS, isolate_styles=False)(
+        width="stretch", height="content", **kwargs)
+
+
 def mount_frames(page, scope: str | None, drawn: dict) -> None:
     """At the end of a scope's run (the live fragment ``scope``, or the whole page for None): the frames a drag in
     it asked for (ui/preview.py), built from the keyed heatmaps the run drew (``drawn``), as the data of a hidden
@@ -408,9 +414,7 @@ def mount_frames(page, scope: str | None, drawn: dict) -> None:
     # (r: the run's number, so that the element's data changes with every run and the browser drops the frames a
     # hover brought for the state before it)
     runs = st.session_state[RUNS] = st.session_state.get(RUNS, 0) + 1
-    st.components.v2.component("attention_lab.drag", js=DRAG_JS, css=HIDE_CSS, isolate_styles=False)(
-        key=key + FRAMES_SUFFIX, data=_with_frames({"f": 1, "r": runs}, page, key, drawn), width="stretch",
-        height="content")
+    _element(key=key + FRAMES_SUFFIX, data=_with_frames({"f": 1, "r": runs}, page, key, drawn))
 
 
 def _with_frames(data: dict, page, key: str, drawn: dict) -> dict:
@@ -435,8 +439,7 @@ def _hover_body(page) -> None:
     request = st.session_state.get(preview.REQUEST, {}).get(HOVER_KEY) or {}
     state, drawn = st.session_state.get(HOVER_DRAWN, {}).get(request.get("c"), (None, {}))
     data = _with_frames({"h": 1}, page, HOVER_KEY, drawn if state is page.state else {})
-    st.components.v2.component("attention_lab.drag", js=DRAG_JS, css=HIDE_CSS, isolate_styles=False)(
-        key=HOVER_KEY, data=data, on_drag_change=lambda: _on_drag(HOVER_KEY), width="stretch", height="content")
+    _element(key=HOVER_KEY, data=data, on_drag_change=lambda: _on_drag(HOVER_KEY))
 
 
 _hover_fragment = st.fragment(_hover_body)
@@ -458,6 +461,4 @@ def mount(scope: str | None = None) -> None:
     Its data is the sequence number of the last value it relayed: the browser learns from it that the run for that
     value has begun, so it sends the next one as soon as that run ends (issue 18)."""
     key = relay_key(scope)
-    st.components.v2.component("attention_lab.drag", js=DRAG_JS, css=HIDE_CSS, isolate_styles=False)(
-        key=key, data={"s": st.session_state.get(SEEN + key, 0)}, on_drag_change=lambda: _on_drag(key),
-        width="stretch", height="content")
+    _element(key=key, data={"s": st.session_state.get(SEEN + key, 0)}, on_drag_change=lambda: _on_drag(key))
