@@ -231,21 +231,31 @@ def is_preset_as_given(state: QKVState) -> bool:
 
 
 def baseline_matrix(state: QKVState, name: str) -> np.ndarray:
-    """What matrix ``name`` holds for this state's preset, tokens, sizes and seed before any edit.
+    """What matrix ``name`` holds for this state's preset, tokens, sizes and seed before any edit: a new, writable
+    float64 array of :func:`state_shape`.
 
     In direct mode of a preset that gives X and W, Q/K/V start as X·W of the baselines."""
-    preset = PRESETS[state.preset]
-    rows, cols = state_shape(state, name)
+    return _baseline(state.preset, state.tokens, state.seed, name, state.d_model, state.d_k, state.d_v).copy()
+
+
+@lru_cache(maxsize=256)
+def _baseline(preset_key: str, tokens: tuple, seed: int, name: str, d_model: int, d_k: int, d_v: int) -> np.ndarray:
+    """:func:`baseline_matrix`, kept read-only: a rerun asks for the same few setups many times (a resize carries the
+    edits onto them, the link and the "as given" check compare against them)."""
+    preset = PRESETS[preset_key]
+    rows, cols = matrix_shape(name, len(tokens), d_model, d_k, d_v)
     if name in ROW_MATRICES and (name == "X" or name in preset.rows or preset.mode == "direct"):
         out = np.empty((rows, cols))
-        for i, tok in enumerate(state.tokens):
-            out[i] = baseline_row(preset, state.seed, name, tok, cols)
-        return out
-    if name in ROW_MATRICES:  # direct-mode Q, K, V for an X·W preset: the projection of the baselines
-        X = baseline_matrix(state, "X")
-        W = baseline_matrix(state, {"Q": "W_Q", "K": "W_K", "V": "W_V"}[name])
-        return X @ W
-    return _baseline_weight(preset, state.seed, name, rows, cols)
+        for i, tok in enumerate(tokens):
+            out[i] = baseline_row(preset, seed, name, tok, cols)
+    elif name in ROW_MATRICES:  # direct-mode Q, K, V for an X·W preset: the projection of the baselines
+        W = {"Q": "W_Q", "K": "W_K", "V": "W_V"}[name]
+        args = (d_model, d_k, d_v)
+        out = _baseline(preset_key, tokens, seed, "X", *args) @ _baseline(preset_key, tokens, seed, W, *args)
+    else:
+        out = _baseline_weight(preset, seed, name, rows, cols)
+    out.setflags(write=False)
+    return out
 
 
 def _fresh(preset_key: str, text: str, d_model: int, d_k: int, d_v: int, seed: int, mode: str, query: int):
