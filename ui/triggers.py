@@ -15,19 +15,7 @@ every module shares it.
 """
 from __future__ import annotations
 
-ONE_SCOPE_JS = """
-function sendInScope(scope, fn) {
-  const B = window.__attentionLabBatch || (window.__attentionLabBatch = { open: false, scope: null, deferred: 0 });
-  if (B.open && B.scope !== scope) {  // another scope's batch is gathering: after its flush
-    B.deferred += 1;
-    setTimeout(() => sendInScope(scope, fn), 0);
-    return;
-  }
-  fn();  // (Streamlit schedules its flush here when this is the batch's first update)
-  if (!B.open) {
-    B.open = true;
-    B.scope = scope;
-    setTimeout(() => { B.open = false; B.scope = null; }, 0);  // after the flush scheduled just above
-  }
-}
-"""
+from pathlib import Path
+
+ASSETS = Path(__file__).resolve().parent / "plot_component" / "assets"
+ONE_SCOPE_JS = (ASSETS / "scope.js").read_text(encoding="utf-8")  # assets/scope.js: sendInScope, exported

@@ -24,7 +24,9 @@ Assets: a v2 component serves files only from an ``asset_dir`` declared by an in
 this app is not installed (hosts install requirements.txt only), so the asset folder is registered on the running
 Streamlit runtime the way that manifest would register it (``register_from_manifest``, a Streamlit internal: re-check
 it on a Streamlit upgrade). Done once per runtime (AppTest makes a runtime per test app). The component's own
-JavaScript is a short inline loader (see ``_loader_js``) that imports assets/plot.js once.
+JavaScript is a short inline loader (see ``_loader_js``) that imports assets/plot.js once. The drag relay's module
+(assets/drag.js, ui/drag.py) is served from the same folder and loaded the same way (:func:`loader_js`): its 11 kB
+were sent with each of its elements, four of them in a d_model move (45 of that move's 98 kB).
 """
 from __future__ import annotations
 
@@ -47,7 +49,8 @@ except ImportError:  # optional (requirements.txt installs it): plotly.io.to_jso
 
 HERE = Path(__file__).resolve().parent
 PLOTLY_JS_DIR = Path(plotly.__file__).resolve().parent / "package_data"  # the full bundle: the reference version
-VENDOR_PLOTLY_JS = HERE / "assets" / "vendor" / "plotly-cartesian.min.js"
+ASSETS = HERE / "assets"  # the app's browser modules, served at /_stcore/bidi-components/attention_lab.plot/<file>
+VENDOR_PLOTLY_JS = ASSETS / "vendor" / "plotly-cartesian.min.js"
 PROJECT = "attention_lab"
 NAME = f"{PROJECT}.plot"  # the chart component
 STREAMLIT_THEME = "streamlit"  # the plotly template name st.plotly_chart's theme="streamlit" draws with
@@ -80,9 +83,8 @@ def quiet_missing_assets() -> None:
         logger.addFilter(MissingAssetOneLine())
 
 
-def _ensure_registered():
-    """The mount callable, with both asset folders registered on the active runtime's component manager."""
-    global _mount
+def ensure_assets() -> None:
+    """Register the asset folder (:data:`ASSETS`) on the active runtime's component manager, once per runtime."""
     from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
     from streamlit.runtime import Runtime
 
@@ -92,6 +94,13 @@ def _ensure_registered():
             quiet_missing_assets()
             manager.register_from_manifest(
                 ComponentManifest(PROJECT, "1", [ComponentConfig("plot", "assets")]), HERE)
+
+
+def _ensure_registered():
+    """The mount callable, with the asset folder registered on the active runtime's component manager."""
+    global _mount
+    ensure_assets()
+    with _lock:
         if _mount is None:
             from streamlit.components.v2 import component
 
@@ -100,7 +109,13 @@ def _ensure_registered():
 
 
 def _loader_js() -> str:
-    """The component's inline JavaScript: a few lines that import assets/plot.js once and then call it directly.
+    """The chart component's inline JavaScript: :func:`loader_js` of assets/plot.js."""
+    return loader_js("plot.js")
+
+
+def loader_js(module: str) -> str:
+    """A component's inline JavaScript: a few lines that import ``assets/<module>`` once and then call its default
+    export directly (the component calls :func:`ensure_assets` before mounting).
 
     Why not ``js="plot.js"``: for a file-backed script, Streamlit's frontend appends a new ``<script>`` element on
     every data change and waits for its ``load`` event before calling the module, which lands after the browser has
@@ -115,7 +130,7 @@ def _loader_js() -> str:
     from streamlit import config
 
     base = (config.get_option("server.baseUrlPath") or "").strip("/")
-    path = f"/{base}/_stcore/bidi-components/{NAME}/plot.js" if base else f"/_stcore/bidi-components/{NAME}/plot.js"
+    path = f"/{base}/_stcore/bidi-components/{NAME}/{module}" if base else f"/_stcore/bidi-components/{NAME}/{module}"
     # more than one line: Streamlit takes a one-line string with "/" or "?" in it for a file path
     return (f"let d,l;\nexport default c=>d?d(c):(l=l||import(location.origin+{json.dumps(path)}))"
             ".then(m=>(d=m.default)(c))")

@@ -214,8 +214,13 @@ function frameLayout(div, layout) {
 // again when its div changes width.
 const plotlyCall = (call) => new Promise((resolve) => resolve(call()));
 
-window.__attentionLabPreview = (div, chart, k) => {
+// ``gen``: the frames' number (ui/drag.py). Frames never go over a figure the server sent after them (show() notes
+// the frames' number at its arrival): that figure is the newer truth. Before, the charts below the window, which take
+// their frames while the main thread is idle, could take a frame of the value before a release after the release's
+// figure had come: /training's W_Q·W_Kᵀ stayed at "step 0" with the slider at 4 (test_drag_browser, under load).
+window.__attentionLabPreview = (div, chart, k, gen) => {
   const state = div.__attentionLab;
+  if (gen !== undefined && (div.__alGen || 0) >= gen) return true;  // (nothing to show: the figure is newer)
   if (!state || !state.drawn || state.pending || !window.Plotly) return false;
   if (div.__alShown && div.__alShown.chart === chart && div.__alShown.k === k) return true;  // shown already
   if (!div.__alStart) div.__alStart = { data: div.data, layout: div.layout };  // the figure the server drew
@@ -384,6 +389,7 @@ function show(div, msg, text) {
   div.__alShown = null;  // (a drag's frame shown before: the server's figure replaces it)
   div.__alStart = null;
   div.__alWhole = false;
+  div.__alGen = window.__attentionLabFramesGen || 0;  // (frames up to this number are older than this figure)
   state.text = text;
   const { config, label, theme, first } = msg;
   const figure = { ...msg.figure, data: (msg.figure.data || []).map(expandGrid) };
