@@ -154,8 +154,14 @@ def control_name(widget: str) -> str:
 
 
 def switch() -> None:
-    """The frame's switch (in the sidebar): presentation mode on or off, the lesson's state kept."""
-    st.sidebar.toggle(t("present.switch"), key=PRESENT_KEY, help=t("present.switch_help"),
+    """The frame's switch (in the sidebar): presentation mode on or off, the lesson's state kept.
+
+    Drawn with ``value=`` the mode as it is (as well as its session value; config.toml silences Streamlit's warning
+    about the two), so that the switch's default in the browser is never "off" while the mode is on. Streamlit's
+    frontend starts a widget it has no stored value for from the proto's default; with the default "off", such a
+    start sent "off" back with the next run and switched the mode off under a teacher's clicker (test_present_browser
+    saw it twice under load, /pair and /cross: the bar gone, the switch off, present=1 gone from the address)."""
+    st.sidebar.toggle(t("present.switch"), key=PRESENT_KEY, value=on(), help=t("present.switch_help"),
                       on_change=lambda: None if st.session_state.get(PRESENT_KEY) else leave())
 
 
