@@ -258,7 +258,7 @@ def _live_body(page: Page, body: Callable[[Page], None]) -> None:
     # One container per live fragment (layout-neutral: its elements keep their gaps), holding the fragment's own
     # drag relay, so a slider dragged inside it reruns this fragment only, as its key press does (ui/drag.py).
     viewport.apply()  # a fragment's run lays its charts out for the main column too
-    with st.container(key=f"al-live-{page.lesson.key}-{name}"):
+    with st.container(key=f"{drag.LIVE_CONTAINER}{page.lesson.key}-{name}"):
         drag.mount(f"{page.lesson.key}.{name}")
         with preview.scope() as drawn:  # the heatmaps a drag in this fragment may follow (ui/preview.py)
             guarded(page, lambda p: (p.publish(), body(p)), where=name)

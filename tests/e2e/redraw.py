@@ -183,12 +183,15 @@ def do(page, move: Move) -> None:
             combo.click()
             try:
                 options.first.wait_for(timeout=5_000)
+                n = options.count()  # (0 when the list closed again in between: a run redrew the select box)
+                if not n:
+                    raise LookupError("the list of options closed before one was picked")
+                options.nth(int(move.arg) % n).click()
                 break
             except Exception:
                 if attempt == 2:
                     raise
                 page.keyboard.press("Escape")
-        options.nth(int(move.arg) % options.count()).click()
     elif move.kind == "toggle":
         box.locator("label").first.click()
     elif move.kind == "radio":
