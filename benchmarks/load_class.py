@@ -17,6 +17,9 @@ as done only if the run finished successfully, no ``exception`` element came wit
 the lesson state (the ``dm=`` of the query string the page publishes and the slider's returned value); anything
 else (timeouts, closed sockets, exceptions, a move without effect) is an error.
 
+Each result ends with a calibration: the CPU time of a fixed pure-Python workload run in this process after the
+mode (``calibration_ms``), so that figures of different days can be compared (this machine's speed drifts).
+
 Server figures come from /proc/<pid> of the streamlit process: CPU (utime+stime) over the moving phase divided by
 the moves served, and VmRSS sampled twice a second. The machine's other load (every CPU on /proc/stat minus the
 server and this client) is printed too: on a shared 2-core machine it tells whether a figure is to be trusted.
@@ -981,11 +984,36 @@ def print_result(r: dict) -> None:
         print(f"  server RSS MB: before {m['before']:.1f}, with {r['sessions']} more sessions"
               f" {m['with_sessions']:.1f} -> {m['per_session']:.2f} MB per idle session;"
               f" after close +5 s {m['after_close_5s']:.1f}")
+    if r.get("calibration_ms"):
+        cpu = r.get("server_cpu_ms_per_move")
+        ratio = f"; server CPU per move / calibration {cpu / r['calibration_ms']:.2f}" if cpu else ""
+        print(f"  machine speed: a fixed pure-Python workload took {r['calibration_ms']:.1f} ms of CPU after the run"
+              f" (calibration_ms){ratio}")
     other = r.get("window", {}).get("other_cores")
     if other is not None and other > 0.2:
         print(f"  WARNING: other processes used {other:.2f} cores during the measurement: the figures are not clean")
     if r["server_log_problems"]:
         print("  server log:", *r["server_log_problems"][:5], sep="\n    ")
+
+
+def calibration_ms(rounds: int = 7) -> float:
+    """This machine's speed now: the median CPU time (ms) of a fixed pure-Python workload like the server's (building
+    small nested lists and dicts, JSON-encoding them), run in this process while nothing else of the benchmark runs.
+    The machine's speed drifts through the day (the same commit measured 29.6 and 68.9 ms of server CPU a move on two
+    days, docs/load.md): a figure divided by the calibration of its own run can be compared across days."""
+    def work() -> int:
+        out = []
+        for i in range(3000):
+            cells = [[(i * j + k) % 7 / 3 for j in range(8)] for k in range(4)]
+            out.append(json.dumps({"z": cells, "text": [f"{i}:{j}" for j in range(8)], "shape": [4, 8]}))
+        return len(out)
+
+    times = []
+    for _ in range(rounds):
+        t0 = time.process_time()
+        work()
+        times.append((time.process_time() - t0) * 1e3)
+    return statistics.median(times)
 
 
 def host_port(url: str) -> tuple[str, int]:
@@ -1066,6 +1094,7 @@ def main() -> None:
             r["app_dir"] = str(args.app_dir.resolve())
         r["other_cores_before"] = before
         r["post_gc_forced"] = server.forced
+        r["calibration_ms"] = calibration_ms()
         print_result(r)
         results.append(r)
         sys.stdout.flush()

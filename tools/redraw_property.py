@@ -15,7 +15,9 @@ Chromium (never downloaded). With the defaults (50 sequences of 10 moves per les
 a 2-core machine.
 
 Usage:  .venv/bin/python tools/redraw_property.py [--sequences 50] [--moves 10] [--seed 18] [--app-dir DIR]
-        [--lesson KEY ...] [--report FILE] [--timeout S] [--minutes M]
+        [--lesson KEY ...] [--report FILE] [--timeout S] [--minutes M] [--first K]
+--first K starts at sequence K with that sequence's seed (a part of a long run; each part starts from the page
+without a link, as sequence 1 does).
 --app-dir serves another copy of the app (e.g. `git worktree add /tmp/old 107117a`) with this checkout's Python.
 """
 from __future__ import annotations
@@ -80,13 +82,13 @@ def server(app_dir: Path):
 
 
 def run_lesson(browser, base: str, key: str, sequences: int, moves: int, seed: int,
-               stop_at: float = float("inf")) -> list[R.Outcome]:
+               stop_at: float = float("inf"), first: int = 0) -> list[R.Outcome]:
     outcomes = []
     page = _open(browser, f"{base}/{key}")
     try:
-        for k in range(sequences):
+        for k in range(first, first + sequences):
             if time.monotonic() > stop_at:
-                print(f"  {key}: time is up after {k} sequences (--minutes)", flush=True)
+                print(f"  {key}: time is up after {k - first} sequences (--minutes)", flush=True)
                 break
             try:
                 outcome, fresh = R.run_sequence(browser, page, key, random.Random(f"{seed}:{key}:{k}"), moves)
@@ -136,6 +138,9 @@ def main() -> int:
     ap.add_argument("--app-dir", type=Path, default=ROOT)
     ap.add_argument("--lesson", action="append", help="only this lesson (repeatable; default: every registered one)")
     ap.add_argument("--report", type=Path, help="also write the reports of differing sequences to this file")
+    ap.add_argument("--first", type=int, default=0, metavar="K",
+                    help="start at sequence K (0-based; the seeds are those of a run from 0): a long run split in "
+                         "parts, each on the same code, e.g. --first 25 --sequences 25 after --sequences 25")
     ap.add_argument("--minutes", type=float, default=None,
                     help="start no sequence after this many minutes (the figures then say how many ran)")
     ap.add_argument("--timeout", type=float, default=R.SETTLE_TIMEOUT_S,
@@ -152,17 +157,20 @@ def main() -> int:
         browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
         try:
             for key in keys:
-                print(f"/{key}: {args.sequences} sequences of {args.moves} moves, seed {args.seed}", flush=True)
+                print(f"/{key}: {args.sequences} sequences of {args.moves} moves (from sequence {args.first + 1}), "
+                      f"seed {args.seed}", flush=True)
                 stop_at = t0 + 60 * args.minutes if args.minutes else float("inf")
-                results[key] = run_lesson(browser, base, key, args.sequences, args.moves, args.seed, stop_at)
+                results[key] = run_lesson(browser, base, key, args.sequences, args.moves, args.seed, stop_at,
+                                          args.first)
         finally:
             browser.close()
     every = [o for outs in results.values() for o in outs]
-    lines = ["", f"redraw property: {len(keys)} lessons, {args.sequences} sequences × {args.moves} moves each, "
+    lines = ["", f"redraw property: {len(keys)} lessons, {args.sequences} sequences × {args.moves} moves each "
+                 f"(sequences {args.first + 1}–{args.first + args.sequences}), "
                  f"seed {args.seed}, viewport {R.VIEWPORT['width']}×{R.VIEWPORT['height']}, "
                  f"wall time {time.monotonic() - t0:.0f} s"]
     lines += [figures(key, outs) for key, outs in results.items()] + [figures("all", every)]
-    reports = [f"--- /{key} sequence {k + 1}\n{o.report()}" for key, outs in results.items()
+    reports = [f"--- /{key} sequence {args.first + k + 1}\n{o.report()}" for key, outs in results.items()
                for k, o in enumerate(outs) if o.failed or o.skipped]
     print("\n".join(lines))
     if reports:
