@@ -15,7 +15,6 @@ every module shares it.
 """
 from __future__ import annotations
 
-from pathlib import Path
+from .plot_component import ASSETS
 
-ASSETS = Path(__file__).resolve().parent / "plot_component" / "assets"
 ONE_SCOPE_JS = (ASSETS / "scope.js").read_text(encoding="utf-8")  # assets/scope.js: sendInScope, exported

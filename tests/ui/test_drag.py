@@ -109,3 +109,10 @@ def test_a_hover_asks_the_hover_relay_for_frames_and_moves_nothing():
         request = at.session_state[drag.preview.REQUEST][drag.HOVER_KEY]
         assert request == {"css": drag.css_class("s"), "k": [drag.css_class("s")], "v": 4.0, "s": 3, "h": True,
                            "c": want}
+
+
+def test_the_served_module_names_the_classes_python_names():
+    """assets/drag.js spells the stale class and the live containers' key prefix that ui.drag names (the module is a
+    static file now, no longer built from these constants)."""
+    assert f'const STALE = "{drag.STALE}";' in drag.DRAG_JS
+    assert f'[class*="st-key-{drag.LIVE_CONTAINER}"]' in drag.DRAG_JS
