@@ -379,7 +379,7 @@ def workbench(page: runtime.Page) -> None:
 
 def render(page: runtime.Page) -> None:
     controls(page)
-    slots.keep_place(lambda: (widgets.token_notices(page.state.source), widgets.token_notices(page.state.target)))
+    widgets.token_notices(page.state.source, page.state.target)
     page.live(workbench)
 
 

@@ -6,7 +6,7 @@ import streamlit as st
 
 from attention_core.tokens import MAX_TEXT_CHARS
 from lessons import masks as lesson
-from ui import bind, charts, draw, escape, numbers, runtime, text, widgets
+from ui import bind, charts, draw, escape, numbers, runtime, slots, text, widgets
 from ui.i18n import t
 
 FLOW = [("weights", "flow.scores"), ("weights", "flow.scale"), ("mask", "masks.flow.mask"),
@@ -235,10 +235,7 @@ def _start(page: runtime.Page) -> None:
 
 
 def render(page: runtime.Page) -> None:
-    causal_section(page)
-    generation_section(page)
-    padding_section(page)
-    custom_section(page)
+    slots.sections(page, causal_section, generation_section, padding_section, custom_section)
 
 
 runtime.run("masks", render)

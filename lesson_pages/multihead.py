@@ -292,7 +292,7 @@ def workbench(page: runtime.Page) -> None:
 
 def render(page: runtime.Page) -> None:
     controls(page)
-    slots.keep_place(lambda: widgets.token_notices(page.state.text))
+    widgets.token_notices(page.state.text)
     page.live(workbench)
 
 

@@ -265,7 +265,7 @@ def workbench(page: runtime.Page) -> None:
 
 def render(page: runtime.Page) -> None:
     controls(page)
-    slots.keep_place(lambda: (widgets.token_notices(page.state.text), widgets.token_notices(page.state.text2)))
+    widgets.token_notices(page.state.text, page.state.text2)
     page.live(workbench)
 
 

@@ -6,7 +6,7 @@ import streamlit as st
 
 from attention_core import scaling as scaling_math
 from lessons import scaling as lesson
-from ui import bind, cache, charts, escape, numbers, runtime, text, widgets
+from ui import bind, cache, charts, escape, numbers, runtime, slots, text, widgets
 from ui.i18n import t
 from ui.lesson_charts import scaling as scaling_charts
 
@@ -260,9 +260,7 @@ def _tcurve_spec(state: lesson.ScalingState, width_px: float) -> dict:
 
 
 def render(page: runtime.Page) -> None:
-    books_section(page)
-    variance_section(page)
-    temperature_section(page)
+    slots.sections(page, books_section, variance_section, temperature_section)
 
 
 runtime.run("scaling", render)

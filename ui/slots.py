@@ -47,3 +47,13 @@ def keep_place(part: Callable[[], None]) -> None:
     no place of its own."""
     with st.container():
         part()
+
+
+def sections(page, *parts: Callable) -> None:
+    """Draw a page's sections, ``part(page)`` each, one after the other, each in a container of its own.
+
+    A note or a part that comes and goes in one section (a token note, a chart drawn only for some states) then
+    moves no element of the next sections, so the browser remounts none of them: a field in a later section keeps
+    what is being typed into it while the run of an earlier field's change arrives (/masks lost a second sentence
+    typed meanwhile, CI: test_hostile_text_browser[masks]), and its charts are redrawn in place, not rebuilt."""
+    draw_parts([lambda part=part: part(page) for part in parts])

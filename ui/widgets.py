@@ -13,7 +13,7 @@ from attention_core.tokens import MAX_TOKENS, tokenize
 from lessons import predict
 from lessons.cells import Refusal, parse_cell_text
 
-from . import drag, echo, viewport
+from . import drag, echo, slots, viewport
 from .escape import markdown as md_escape
 from .i18n import current_lang, t, table
 from .numbers import editable
@@ -435,9 +435,18 @@ def show_notices(notes, *, toast: bool = False, lesson: str | None = None) -> No
             st.toast(text, icon=":material/warning:", duration="long")
 
 
-def token_notices(text: str) -> None:
-    """What became of a typed sentence (any lesson's): cut at MAX_TOKENS (a warning), split into words by janome
-    (shown), repeated tokens (kept apart). Texts ``tokens.*``."""
+def token_notices(*texts: str) -> None:
+    """What became of each typed sentence (any lesson's, in the order given): cut at MAX_TOKENS (a warning), split
+    into words by janome (shown), repeated tokens (kept apart). Texts ``tokens.*``.
+
+    Drawn inside one container that is always there (:func:`ui.slots.keep_place`): the notes come and go with the
+    sentence, and a note taking a place of its own moved every later element down one place, so the browser
+    remounted them; a second sentence field below lost what was being typed into it (/masks, seen in CI:
+    test_hostile_text_browser[masks]; tests/e2e/test_widget_identity_browser.py)."""
+    slots.keep_place(lambda: [_token_notes(text) for text in texts])
+
+
+def _token_notes(text: str) -> None:
     tok = tokenize(text)
     if tok.truncated:
         st.warning(t("notice.too_many_tokens", n=tok.n_found, max=MAX_TOKENS), icon=":material/content_cut:")
