@@ -100,7 +100,7 @@ def generation_section(page: runtime.Page) -> None:
     text.explain(t("masks.sec.gen_help"))
     if len(toks) > 1:
         bind.control(page, st.slider, "step", t("masks.ctl.step"), value=state.step + 1,
-                     apply=lambda s, v: lesson.with_step(s, int(v) - 1), min_value=1, max_value=len(toks),
+                     apply=lesson.with_step_shown, min_value=1, max_value=len(toks),
                      help=t("masks.ctl.step_help"))
     state = page.state
     step = min(state.step, len(toks) - 1)

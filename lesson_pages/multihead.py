@@ -45,7 +45,7 @@ def controls(page: runtime.Page) -> None:
         bind.control(page, c2.text_input, "text", t("multihead.ctl.text"), value=state.text, apply=lesson.with_text,
                      max_chars=MAX_TEXT_CHARS, help=t("multihead.ctl.text_help"))
         bind.number(page, c3.number_input, "seed", t("multihead.ctl.seed"), value=state.seed,
-                    apply=bind.setter("seed", int), lo=0, hi=lesson.SEED_MAX, help=t("multihead.ctl.seed_help"))
+                    apply=lesson.with_seed, lo=0, hi=lesson.SEED_MAX, help=t("multihead.ctl.seed_help"))
 
 
 def sizes(page: runtime.Page) -> None:

@@ -229,6 +229,11 @@ def with_step(state: MasksState, step: int) -> MasksState:
     return _clamped_step(replace(state, step=max(int(step), 0)))
 
 
+def with_step_shown(state: MasksState, t: int) -> MasksState:
+    """The step as its slider shows it: t from 1 (token t is the one just written), i.e. ``with_step(state, t − 1)``."""
+    return with_step(state, int(t) - 1)
+
+
 def with_custom(state: MasksState, mask) -> MasksState:
     """Set the custom mask. Raises Refusal: "shape" unless it is (L, L) (a grid drawn before the batch length
     changed), "format_mask" unless it is bool."""
@@ -486,7 +491,7 @@ TRANSITIONS = {
     "padding": Transition(_set("padding", bool), (link.Flag("pd"),)),
     "extra_pad": Transition(with_extra_pad, (link.Int("xp", 0, MAX_EXTRA_PAD),)),
     "item": Transition(_set("item", int), (link.Int("b", 0, 1),)),
-    "step": Transition(with_step, (link.Int("st", 0, MAX_TOKENS + 2),)),  # a stale slider past the end
+    "step": Transition(with_step_shown, (link.Int("st", 1, MAX_TOKENS + 3),)),  # a stale slider past the end
     "custom": Transition(with_custom, (link.Mask("M"),)),
     "custom_cell": Transition(with_custom_cell, (link.Int("i", 0, 2 * MAX_TOKENS), link.Int("j", 0, 2 * MAX_TOKENS),
                                                  link.Flag("a"))),
@@ -510,7 +515,7 @@ def one_edit(state: MasksState) -> MasksState:
 PLAN = (
     Question("future", moved(MasksState, TRANSITIONS)),
     Question("off", moved(MasksState, TRANSITIONS, ("causal", False))),
-    Question("generation", moved(MasksState, TRANSITIONS, ("step", 3))),
+    Question("generation", moved(MasksState, TRANSITIONS, ("step", 4))),
     Question("padding", moved(MasksState, TRANSITIONS, ("extra_pad", 3))),
     Question("no_padding", moved(MasksState, TRANSITIONS, ("causal", False), ("padding", False), ("extra_pad", 2))),
 )
