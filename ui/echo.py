@@ -14,7 +14,10 @@ browser is sent for one widget's change; the others' values in it are what the b
 a widget back to its old value changes that widget alone, and that move is applied.
 
 Server side, per session: ``DISPLACED``: widget key → the value the server wrote over, until the browser sends the
-written value back (:func:`confirm`) or the widget's own change is applied.
+written value back (:func:`confirm`) or the widget's own change is applied; ``WRITTEN``: widget key → the value the
+server wrote. That value coming back is never a person's move: after an echo handled in a run of another fragment
+(one that did not draw the widget again), the echo stays the widget's session value, and the browser's next message,
+carrying the written value, is a "change" to Streamlit (a new seed's X[0,0] was set back to the old seed's on /qkv).
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 log = logging.getLogger(__name__)
 
 DISPLACED = "_echo_displaced"
+WRITTEN = "_echo_written"  # widget key → the value the server last wrote into it, until the browser sends it back
 NO_DEFAULT = object()
 
 
@@ -40,6 +44,7 @@ def write(key: str, value, default=NO_DEFAULT) -> None:
         st.session_state.setdefault(DISPLACED, {})[key] = st.session_state[key]
     elif default is not NO_DEFAULT:
         st.session_state.setdefault(DISPLACED, {})[key] = default
+    st.session_state.setdefault(WRITTEN, {})[key] = value
     st.session_state[key] = value
 
 
@@ -51,6 +56,7 @@ def confirm(key: str) -> None:
     displaced = st.session_state.get(DISPLACED)
     if displaced and key in displaced and _sent(key):
         del displaced[key]
+        (st.session_state.get(WRITTEN) or {}).pop(key, None)
 
 
 def unconfirmed(key: str) -> bool:
@@ -65,6 +71,14 @@ def stale(key: str, same) -> bool:
     replaced (see the module docstring) and must not be applied; ``same(a, b)`` compares two values of the widget.
     A change that is applied forgets the replaced value."""
     displaced = st.session_state.get(DISPLACED) or {}
+    written = st.session_state.setdefault(WRITTEN, {})
+    mine = written.pop(key, NO_DEFAULT)  # an applied change forgets it; an echo keeps it (below)
+    if mine is not NO_DEFAULT and same(st.session_state.get(key), mine):
+        # the server's own value sent back (the browser has it now): a change only against an echo that a run of
+        # another fragment (which did not draw this widget again) left as its session value; never a person's move
+        # (/qkv: the own-sentence example, then the seed: X[0,0] went back to the old seed's, a fresh-user trial)
+        displaced.pop(key, None)
+        return True
     if key not in displaced:
         return False
     old = displaced.pop(key)
@@ -73,6 +87,8 @@ def stale(key: str, same) -> bool:
     if not _others_changed(key):
         return False  # the person moved it back: their move
     displaced[key] = old  # still not confirmed: sync writes the state's value again
+    if mine is not NO_DEFAULT:
+        written[key] = mine
     return True
 
 
