@@ -29,7 +29,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 log = logging.getLogger(__name__)
 
 DISPLACED = "_echo_displaced"
-WRITTEN = "_echo_written"  # widget key → the value the server last wrote into it, until the browser sends it back
+WRITTEN = "_echo_written"  # widget key → the value the server last wrote into it, until the widget's next change
+# is handled (stale) or a replaced value is confirmed (confirm)
 NO_DEFAULT = object()
 
 

@@ -7,9 +7,8 @@ lesson declared ``with_seed`` (every number the preset does not give drawn again
 page's own. Here every declared transition with one integer or decimal argument whose control the page draws under
 the same name (a number field or a slider keyed ``<lesson>.<name>``) is moved on the page to another value in its
 range, and the state the page then holds must be the declared transition applied to that value (read as its
-link field reads it: an integer field's number as an int). A page whose
-control sends another number than the transition takes (a slider showing a step from 1) declares the transition in
-the control's terms.
+link field reads it: an integer field's number as an int). A page whose control sends another number than the
+transition takes (a slider showing a step from 1) declares the transition in the control's terms.
 """
 from __future__ import annotations
 
