@@ -5,11 +5,13 @@ A fresh-user trial found /multihead's seed field changing only the seed (``bind.
 lesson declared ``with_seed`` (every number the preset does not give drawn again): a class told "use seed 4" got seed
 0's numbers, and the link wrote them all out. The contract tests drove the declared transition, so nothing saw the
 page's own. Here every declared transition of one argument (an integer, a decimal, a flag, a choice or a text) whose
-control the page draws under the same name (any widget keyed ``<lesson>.<name>``: a number field, a slider, a select
-slider, a select box, radio buttons, a toggle, a check box, a text field) is set on the page to another value it can
-take, and the state the page then holds must be the declared transition applied to that value (read as its link
-field reads it: an integer field's number as an int). A page whose control sends another value than the transition
-takes (a slider showing a step from 1) declares the transition in the control's terms.
+control the page draws under the same name or under its link parameter's (any widget keyed ``<lesson>.<name>`` or
+``<lesson>.<link key>``: a number field, a slider, a select slider, a select box, radio buttons, a toggle, a check box,
+a text field) is set on the page to another value it can take, and the state the page then holds must be the
+declared transition applied to that value (read as its link field reads it: an integer field's number as an int). A
+page whose control sends another value than the transition takes (a slider showing a step from 1) declares the
+transition in the control's terms. Not tied: a control under a third key (/qkv's ``qkv.dm`` for ``d_model``, whose
+link key is ``d_model``; /scaling's ``scaling.scale`` for ``scaled``, ``sc``).
 """
 from __future__ import annotations
 
@@ -87,10 +89,10 @@ def test_a_control_applies_the_declared_transition(lesson):
     for state in fixed_states(lesson)[:3]:
         at = open_page(lesson, state=state)
         assert not at.exception, [e.value for e in at.exception]
-        drawn = {name: field for name, field in fields.items() if _control(at, f"{lesson.key}.{name}") is not None}
+        drawn = {name: (key, field) for name, field in fields.items()
+                 for key in (f"{lesson.key}.{name}", f"{lesson.key}.{field.key}") if _control(at, key) is not None}
         seen |= set(drawn)
-        for name, field in drawn.items():
-            key = f"{lesson.key}.{name}"
+        for name, (key, field) in drawn.items():
             at = open_page(lesson, state=state)  # each control from the same state
             w = _control(at, key)
             value = next((v for v in _candidates(field, w.value, getattr(w, "options", ())) if _takes(w, v)), None)
