@@ -49,9 +49,16 @@ def test_heatmaps_follow_a_drag_without_a_run_per_value(browser, page, page_erro
     page.mouse.down()
     page.wait_for_function("() => { const R = window.__attentionLabDrag; return !!(R && R.frames); }", timeout=10_000)
     at_rest(page)
+    # the moves stay inside the window of frames the server built (it stops building after preview.BUDGET_S of wall
+    # time: a loaded machine gets fewer values, and a value outside the window is rightly relayed to a run)
+    window = page.evaluate("() => window.__attentionLabDrag.frames.values")
+    moves = 0
+    while moves < MOVES and any(abs(x - (v0 - (moves + 1) * step)) < 1e-9 for x in window):
+        moves += 1
+    assert moves >= 3, f"the frames around {v0} hold fewer than 3 values below it: {window}"
     page.evaluate(RUNS)
     seen = []
-    for k in range(1, MOVES + 1):
+    for k in range(1, moves + 1):
         page.mouse.move(x0 - k * px, y0)
         v = numbers(inp)[3]
         try:  # (how fast is the benchmark's business: benchmarks/browser_latency.py --drag)
@@ -70,7 +77,7 @@ def test_heatmaps_follow_a_drag_without_a_run_per_value(browser, page, page_erro
     # at_rest's quiet spell to start it; the page compared must be the release's)
     page.wait_for_function("() => window.__alRuns > 0", timeout=30_000)
     moved = [v for v, _ in seen]
-    assert moved[-1] < v0 and len(set(moved)) >= MOVES - 1, f"the thumb did not move step by step: {moved}"
+    assert moved[-1] < v0 and len(set(moved)) >= moves - 1, f"the thumb did not move step by step: {moved}"
     wrong = [(v, text) for v, text in seen if text is None or abs(as_number(text) - v) > 1e-9]
     assert not wrong, f"X's cell did not come to show the thumb's value while held: (thumb, cell) {wrong}"
     assert runs == 0, f"{runs} runs of the app during the moves: the numbers came from runs, not from the frames"

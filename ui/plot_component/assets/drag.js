@@ -30,6 +30,7 @@ export default function ({ parentElement, setTriggerValue, data }) {
 }
 const LIVE = '[class*="st-key-al-live-"]';  // a live fragment's container (ui.runtime.Page.live)
 const RELAY_MS = 600;
+const CLOSE_MS = 250, CLOSE_MAX_MS = 1500;  // the closing message after a release (install: end)
 const sameKeys = (a, b) => Array.isArray(a) && Array.isArray(b) && a.length === b.length
   && a.every((k, i) => k === b[i]);
 const cssKey = (key) => `st-key-${String(key).replace(/[^a-zA-Z0-9_-]/g, "-")}`;
@@ -81,7 +82,8 @@ function showLater(deadline) {
 function install() {
   // frames: the last frames a run built ({values, charts, keys, s, host}); asked: the sliders (their keys, joined)
   // whose frames were asked for by a pointer over them, and when
-  const R = { senders: new Map(), hover: null, drag: null, seq: 0, frames: null, asked: new Map(), gen: 0 };
+  const R = { senders: new Map(), hover: null, drag: null, seq: 0, frames: null, asked: new Map(), gen: 0,
+             closing: null };
   // The relay that reruns what the slider's own move reruns: the one in the slider's innermost live fragment, or,
   // for a slider outside any, the frame's (a whole-app rerun).
   // (its sends go out in a batch of their own scope: ui/triggers.py)
@@ -164,6 +166,7 @@ function install() {
     d.raf = requestAnimationFrame(frame);
   }
   document.addEventListener("pointerdown", (ev) => {
+    flushClose();
     const s = sliderOf(ev);
     if (!s || ev.button !== 0) return;
     const { slider, input, keys } = s;
@@ -175,22 +178,42 @@ function install() {
     if (!have) post(R.drag, input.value, false);  // asks for the frames around the value the drag starts from
     R.drag.raf = requestAnimationFrame(frame);
   }, true);
+  // The closing message goes after the slider's own release value (see the module docstring). Streamlit's slider
+  // commits that value in a React update, which a loaded browser may render several frames after the pointerup;
+  // a closing message sent before it was overridden by the slider's value of the frame before the release (the
+  // thumb jumped back one or two steps: CI, 1 drag in ~60). So it waits until CLOSE_MS after the release with the
+  // app at rest (the slider's run, if it sent a value, is over), at most CLOSE_MAX_MS; a key press or a pointer
+  // pressed meanwhile sends it at once, before the move it makes.
+  const flushClose = () => { const c = R.closing; R.closing = null; if (c) c(); };
   const end = () => {
     const d = R.drag;
     if (!d) return;
     R.drag = null;
     cancelAnimationFrame(d.raf);
     if (d.scope) d.scope.classList.remove(STALE);  // (the release's run writes the texts)
-    // where the thumb came to rest, after the slider's own release value (see the module docstring); its frame
-    // shown too, so that the screen has its numbers even when the run brings no chart that changed
-    requestAnimationFrame(() => requestAnimationFrame(() => {
-      const k = frameOf(R, d, d.input.value);
-      if (k >= 0) showFrame(R, k);
-      // (always: the state must hold the thumb's value, the run redraws what a frame could not, and it brings
-      // the frames for the slider's next drag)
+    flushClose();
+    const t0 = performance.now();
+    let still = 0, shown = false;
+    const close = () => {  // (always sent: the state must hold the thumb's value, the run redraws what a frame
+      R.closing = null;    // could not, and it brings the frames for the slider's next drag)
       post(d, d.input.value, true);
-    }));
+    };
+    R.closing = close;
+    const wait = (frames) => {
+      if (R.closing !== close) return;  // sent already (a key press, a new drag)
+      if (frames >= 2 && !shown) {  // the thumb's frame, so the screen has its numbers at once
+        shown = true;
+        const k = frameOf(R, d, d.input.value);
+        if (k >= 0) showFrame(R, k);
+      }
+      const now = performance.now();
+      still = state() === "notRunning" ? still + 1 : 0;
+      if ((frames >= 2 && still >= 2 && now - t0 >= CLOSE_MS) || now - t0 >= CLOSE_MAX_MS) { close(); return; }
+      requestAnimationFrame(() => wait(frames + 1));
+    };
+    requestAnimationFrame(() => wait(1));
   };
+  document.addEventListener("keydown", flushClose, true);
   document.addEventListener("scroll", () => { if (R.drag) R.drag.shown = null; }, { capture: true, passive: true });
   window.addEventListener("pointerup", end, true);
   window.addEventListener("pointercancel", end, true);
