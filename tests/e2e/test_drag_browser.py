@@ -1,5 +1,6 @@
 """A mouse drag on any slider of any lesson: the charts follow the thumb while it is held, the drag reruns what the
-slider's own key press reruns, and after the release the page equals a fresh load of its own link (issue 18).
+slider's own key press reruns, and after the release the page equals a fresh load of its own link (issue 18). With
+ATTN_LAB_KEYS_AFTER_DRAG=1 also: arrow presses made at once after a release all land (KEYS_AFTER: an open defect).
 
 Every slider is found from the DOM of each page in ``lessons.REGISTRY`` (none named by hand); the first, middle and
 last are tried (all with ATTN_LAB_EVERY_SLIDER=1: test_slider_keys_browser.sliders_to_try). Each is dragged by a
@@ -12,6 +13,8 @@ the frame, a version of this test that asked the key press instead of the page's
 d_model: "its key press reruns a fragment only, its drag reran the whole app (7 sidebar elements marked stale)".)
 """
 from __future__ import annotations
+
+import os
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -34,6 +37,13 @@ from .test_slider_keys_browser import (
 # as soon as a chart changes; 2.5 s was too short once on a loaded machine: the run at the pointerdown builds the
 # frames of /scaling's temperature, 4 figures, before the next value goes out.)
 HOLD_MS = 8000
+# Arrow presses made at once after the release of the first slider tried (focus stays on the thumb): all must land. A
+# fresh-user trial lost 1–4 of 4 in 21 of 32 drags when the relay's closing message was sent at the first key press
+# (its value, written into the slider, came back while the keys moved the thumb on), and 2 of 11 on c63e2d9; 0 of 14
+# once the close is dropped by a key on the slider. Still lost under load: 1 of 4 runs of this file with 2 processes
+# (/multihead d_model: released at 12, 4 × ArrowLeft ended at 11), not yet explained; so the check runs only with
+# ATTN_LAB_KEYS_AFTER_DRAG=1 until it is fixed (an open defect, not a passing test).
+KEYS_AFTER = 4 if os.environ.get("ATTN_LAB_KEYS_AFTER_DRAG") == "1" else 0
 STEPS = 4
 LIVE = "[class*='st-key-al-live-']"
 
@@ -76,7 +86,8 @@ def drag(page, k: int, before: list) -> tuple[float, float]:
 def test_a_drag_moves_the_numbers_before_the_release_on_every_slider(browser, page, page_errors, app_server, lesson):
     page.goto(f"{app_server}/{lesson}")
     sliders_at_rest(page, lesson)
-    for k in sliders_to_try(page.locator(SLIDERS).count()):
+    tried = sliders_to_try(page.locator(SLIDERS).count())
+    for k in tried:
         box = page.locator(SLIDERS).nth(k)
         label = box.locator("label").first.inner_text()
         in_fragment = box.evaluate(f"(e) => !!e.closest(\"{LIVE}\")")  # a live fragment's (ui.runtime.Page.live)
@@ -86,6 +97,14 @@ def test_a_drag_moves_the_numbers_before_the_release_on_every_slider(browser, pa
         held_charts = page.evaluate(CHART_TEXTS)
         full_runs = page.evaluate("() => window.__alFull")
         page.mouse.up()
+        keys = KEYS_AFTER if k == tried[0] else 0  # the first slider: arrow presses at once after the release
+        if keys:
+            lo, hi, step, _ = numbers(slider_input(page, k))
+            up = hi - held >= held - lo
+            keys = min(keys, round(((hi - held) if up else (held - lo)) / step))
+            for _ in range(keys):
+                page.keyboard.press("ArrowRight" if up else "ArrowLeft")
+                page.wait_for_timeout(100)
         assert held != v0, f"/{lesson} slider {k} ({label!r}): the drag did not move the thumb from {v0}"
         assert held_charts != before, (f"/{lesson} slider {k} ({label!r}): thumb held at {held} (from {v0}) for "
                                        f"{HOLD_MS} ms, every chart still shows the numbers of {v0}")
@@ -93,7 +112,13 @@ def test_a_drag_moves_the_numbers_before_the_release_on_every_slider(browser, pa
             assert full_runs == 0, (f"/{lesson} slider {k} ({label!r}) sits in a live fragment, yet its drag "
                                     f"reran the whole app ({full_runs} sidebar elements marked stale)")
         at_rest(page)
-        assert numbers(slider_input(page, k))[3] == held, f"/{lesson} slider {k}: the release moved the thumb"
+        if keys:
+            want = round(held + (1 if up else -1) * keys * step, 9)
+            got = numbers(slider_input(page, k))[3]
+            assert abs(got - want) < 1e-9, (f"/{lesson} slider {k}: released at {held}, then {keys} arrow presses "
+                                            f"100 ms apart: the thumb ended at {got}, not {want} (presses lost)")
+        else:
+            assert numbers(slider_input(page, k))[3] == held, f"/{lesson} slider {k}: the release moved the thumb"
         assert_no_exception(page)
 
     # after the drags the page is what its own link opens
