@@ -185,7 +185,7 @@ function install() {
   // The closing message goes after the slider's own release value (see the module docstring). Streamlit's slider
   // commits that value in a React update, which a loaded browser may render several frames after the pointerup;
   // a closing message sent before it was overridden by the slider's value of the frame before the release (the
-  // thumb jumped back one or two steps: CI, 1 drag in ~60). So it waits until CLOSE_MS after the release with the
+  // thumb jumped back two steps: make test on f9987ca, once). So it waits until CLOSE_MS after the release with the
   // app at rest (the slider's run, if it sent a value, is over), at most CLOSE_MAX_MS; a pointer pressed meanwhile
   // sends it at once, before the move it makes, and a key pressed on the slider drops it (below).
   const flushClose = () => { const c = R.closing; R.closing = null; if (c) c(); };
@@ -205,7 +205,7 @@ function install() {
     close.slider = d.input.closest('[data-testid="stSlider"]');
     R.closing = close;
     const wait = (frames) => {
-      if (R.closing !== close) return;  // sent already (a key press, a new drag)
+      if (R.closing !== close) return;  // sent or dropped already (a key, a pointer pressed)
       if (frames >= 2 && !shown) {  // the thumb's frame, so the screen has its numbers at once
         shown = true;
         const k = frameOf(R, d, d.input.value);
@@ -218,11 +218,11 @@ function install() {
     };
     requestAnimationFrame(() => wait(1));
   };
-  // A key pressed on the slider before the closing message went: the key's own move sends the slider's value, so the closing
-  // message is dropped. Sent then, its value written into the slider came back while the keys moved the thumb on,
-  // and pulled it back: presses were lost, or the thumb stayed on the release value while the numbers moved on (a
-  // fresh-user trial: 21 of 32 drags followed by 4 arrow presses 100 ms apart).
-  // (a key pressed elsewhere sends it at once, as a pointer does)
+  // A key pressed on the slider before the closing message went drops it: the key's own move sends the slider's
+  // value. Sent then, its value written into the slider came back while the keys moved the thumb on and pulled it
+  // back: presses were lost, or the thumb stayed on the release value while the numbers moved on (a fresh-user
+  // trial: 21 of 32 drags followed by 4 arrow presses 100 ms apart). A key pressed elsewhere sends it at once, as a
+  // pointer does.
   document.addEventListener("keydown", (ev) => {
     const c = R.closing;
     if (c && c.slider && ev.target && c.slider.contains(ev.target)) R.closing = null;
