@@ -24,7 +24,8 @@ came to rest at (``"d": 1``, after the slider's own message: at least 250 ms aft
 at most 1.5 s; at once when a pointer is pressed or a key elsewhere, dropped when a key is pressed on the slider
 before that: its move sends the value): applied, and written into the widget when the slider sent another value.
 Both are needed: a drag that ends where it began makes the slider send nothing (the state would keep the last
-relayed value), and Streamlit's slider can send the value of the frame before the release (seen once: thumb at −10, the slider's value −9.9, the numbers of −9.9).
+relayed value), and Streamlit's slider can send the value of the frame before the release (seen once: thumb at −10,
+the slider's value −9.9, the numbers of −9.9).
 
 Server side, per session:
   * ``SLIDERS``: the CSS class of each bound slider's element (``st-key-<key>``) → what a relayed value means there
