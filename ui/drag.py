@@ -22,7 +22,8 @@ frames and reruns nothing else.
 Release: the slider sends its own value, as it always did, and the relay then closes the drag with the value the thumb
 came to rest at (``"d": 1``, after the slider's own message: at least 250 ms after the release with the app at rest,
 at most 1.5 s; at once when a pointer is pressed or a key elsewhere, dropped when a key is pressed on the slider
-before that: its move sends the value): applied, and written into the widget when the slider sent another value.
+before that: its move sends the value; a key pressed on it after it went sends ``"d": 2``, which takes its place if
+both wait for the same run, see DRAG_JS): applied, and written into the widget when the slider sent another value.
 Both are needed: a drag that ends where it began makes the slider send nothing (the state would keep the last
 relayed value), and Streamlit's slider can send the value of the frame before the release (seen once: thumb at −10,
 the slider's value −9.9, the numbers of −9.9).
@@ -60,8 +61,8 @@ HOVER_DRAWN = "_drag_hover_drawn"  # a scope's CSS class (None: the page) → (t
 # watch of that slider's range input (react-aria keeps the thumb's value there during a drag) on every animation
 # frame; a new value is sent when no run is in flight and the app is at rest. Sent: {k: the element container's
 # st-key-* classes, v: the thumb's value (select_slider: the option's index), f: the value when the pointer went down,
-# s: a sequence number, d: 1 for the closing message, p: 1 to ask for the frames around v (ui/preview.py), h: 1 for
-# a pointer over the slider (frames only, nothing applied)}.
+# s: a sequence number, d: 1 for the closing message (2: a key moved the slider after it, it is void), p: 1 to ask for
+# the frames around v (ui/preview.py), h: 1 for a pointer over the slider (frames only, nothing applied)}.
 DRAG_JS = (plot_component.ASSETS / "drag.js").read_text(encoding="utf-8")  # the browser side, as served
 
 
@@ -167,6 +168,8 @@ def _on_drag(relay_key: str) -> None:
         return
     if isinstance(msg.get("s"), int) and not isinstance(msg.get("s"), bool):
         st.session_state[SEEN + relay_key] = msg["s"]  # drawn back to the browser: the run for it has begun
+    if msg.get("d") == 2:  # a key moved the slider after the closing message: that message is void (DRAG_JS)
+        return
     sliders = st.session_state.get(SLIDERS, {})
     bound = next((sliders[c] for c in msg["k"] if isinstance(c, str) and c in sliders), None)
     if bound is None or bound.key not in st.session_state:
