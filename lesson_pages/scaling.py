@@ -204,7 +204,8 @@ def _sat_spec(state: lesson.ScalingState) -> dict:
         current_dk=state.d_k, title=t("fig.scaling_sat.title", n=state.n_keys, draws=numbers.integer(N_DRAWS)),
         panel_titles=(t("fig.scaling_sat.max"), t("fig.scaling_sat.entropy")),
         legend=(t("fig.scaling_sat.without"), t("fig.scaling_sat.with")), x_title=t("fig.scaling_sat.x"),
-        ref_texts=(t("fig.scaling_sat.uniform"), t("fig.scaling_sat.onehot"), t("fig.scaling_sat.current")))
+        ref_texts=(t("fig.scaling_sat.uniform"), t("fig.scaling_sat.onehot"), t("fig.scaling_sat.current")),
+        width_px=charts.slot_width())
 
 
 def temperature_section(page: runtime.Page) -> None:

@@ -274,7 +274,8 @@ def _band_note(y: float, text: str, above: bool, xref: str, yref: str, size: int
 
 
 def saturation_chart_spec(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, *, n_keys: int, current_dk: int,
-                          panel_titles, legend, x_title: str, ref_texts, title: str = "") -> dict:
+                          panel_titles, legend, x_title: str, ref_texts, title: str = "",
+                          width_px: float | None = None) -> dict:
     """Mean largest softmax weight (left) and mean entropy (right) over d_k, without (dashed) and with (solid)
     ÷√d_k, on a log₂ d_k axis; a vertical line marks the current d_k.
 
@@ -284,9 +285,19 @@ def saturation_chart_spec(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, *, n_k
         panel_titles: two texts; legend: (without, with); ref_texts: (uniform, one-hot, current d_k): the first two
             hold "{v}", the line's value in each panel ("1/n", "1"; "ln n", "0"), so each panel labels its own
             lines; the last may hold "{d_k}".
+        width_px: the column's width (default: the main column's); narrower than SATURATION_LEAST_PX, the panels
+            are stacked (largest weight above, entropy below) at that width.
     """
     x = np.array(d_ks, dtype=np.float64)  # a copy, as validation makes
-    axes, notes, cells = _subplot_grid(1, 2, spacing=0.09, titles=[escape(t) for t in panel_titles])
+    column, width = _widths(width_px, SATURATION_LEAST_PX)
+    # narrower than the two panels side by side need (a phone): one above the other at the column's width, every
+    # other d_k tick, instead of a chart wider than the screen whose title and legend scroll out of sight
+    stacked = column < SATURATION_LEAST_PX
+    if stacked:
+        axes, notes, cells = _subplot_grid(2, 1, spacing=0.2, titles=[escape(t) for t in panel_titles])
+        width = column
+    else:
+        axes, notes, cells = _subplot_grid(1, 2, spacing=0.09, titles=[escape(t) for t in panel_titles])
     ln_n = float(np.log(n_keys))
     data, shapes = [], []
     # largest weight: 1/n (uniform) <= curves <= 1 (one-hot); entropy: 0 <= curves <= ln n. Each label sits in the
@@ -307,21 +318,27 @@ def saturation_chart_spec(d_ks, max_raw, max_scaled, ent_raw, ent_scaled, *, n_k
         # annotation; the legend names it instead
         shapes.append({"line": {"color": ROLE_COLORS["Q"], "width": 3}, "type": "line", "x0": current_dk,
                        "x1": current_dk, "xref": cell["x"], "y0": low, "y1": high, "yref": cell["y"]})
-        cell["xaxis"].update({"tickvals": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512], "title": {"text": x_title},
-                              "type": "log"})
+        ticks = [1, 4, 16, 64, 256] if stacked else [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+        cell["xaxis"].update({"tickvals": ticks, "type": "log"})
+        if not stacked or cell is cells[-1]:
+            cell["xaxis"]["title"] = {"text": x_title}
     data.append({"line": {"color": ROLE_COLORS["Q"], "width": 3}, "mode": "lines",
                  "name": escape(ref_texts[2].format(d_k=current_dk)), "x": [None], "xaxis": "x", "y": [None],
                  "yaxis": "y", "type": "scatter"})
     cells[0]["yaxis"].update({"range": [-0.16, 1.16], "tickvals": [0, 0.2, 0.4, 0.6, 0.8, 1.0], "zeroline": False})
     cells[1]["yaxis"].update({"range": [-0.2 * ln_n, ln_n * 1.2], "zeroline": False})
-    column, width = _widths(None, SATURATION_LEAST_PX)
     layout = _lesson_layout(title, 460, axes, notes, width, column)
-    layout.update({"showlegend": True, "legend": {"font": {"size": 16}, "orientation": "h", "x": 0, "y": -0.22},
-                   "shapes": shapes})
+    layout["margin"]["b"] = 110  # the x axis title and the legend
+    legend_y = -0.22
+    if stacked:  # the panels' area 560 px high; the legend may take two rows
+        layout["margin"]["b"] = 150
+        layout["height"] = int(layout["margin"]["t"] + 560 + layout["margin"]["b"])
+        legend_y = -60 / 560
+    layout.update({"showlegend": True, "shapes": shapes,
+                   "legend": {"font": {"size": 16}, "orientation": "h", "x": 0, "y": legend_y}})
     for note in layout["annotations"]:
         if "bgcolor" in note:
             note["font"]["size"] = 15
-    layout["margin"]["b"] = 110
     return finish({"data": data, "layout": layout})
 
 
