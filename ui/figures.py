@@ -200,7 +200,6 @@ def chart_title(text: str, size: int, width_px: float, color: str = "#222", subt
     if not text:  # a note without a title takes the title's place
         return ({"font": {"color": "#444", "size": 14}, "text": _radicals(subtitle), "x": 0, "xanchor": "left"},
                 int(text_height_px(subtitle, 14)) + 30)
-    text = _wrap_title(text, width_px - 24, size * 1.1)
     title = {"font": {"color": color, "size": size}, "text": _radicals(f"<b>{text}</b>"), "x": 0, "xanchor": "left"}
     top = 50
     if text_px(text, size * 1.1) + MODEBAR_PX + 12 > width_px:  # bold is wider (measured: up to 1.1×)
@@ -213,28 +212,6 @@ def chart_title(text: str, size: int, width_px: float, color: str = "#222", subt
             # level with its neighbours' titles, when a note comes (plotly centres title and note together)
             title.update({"y": 1, "yanchor": "top", "yref": "container", "pad": {"t": TITLE_PAD_PX}})
     return title, top
-
-
-# A title's unbreakable pieces: an HTML entity or tag (the caller's escaping), a run of Latin letters, digits and
-# signs (a word, "d_k", "QKᵀ/√d_k"), one space, or any other character (Japanese breaks between characters).
-_TITLE_ATOMS = re.compile(r"&#?\w+;|<[^>]*>|[A-Za-z0-9_.,:;'()\[\]\-=+/√ᵀ·×÷%]+| |.", re.S)
-
-
-def _wrap_title(text: str, px: float, size: float) -> str:
-    """A chart title on as many lines of at most ``px`` as it needs (<br> between), so that a narrow chart (a phone)
-    shows all of it instead of cutting it at its right edge. Lines break at spaces, between Japanese characters, or
-    between words; never inside an HTML entity or a word. Unchanged when it fits on one line."""
-    if text_px(text, size) <= px or "<br>" in text:
-        return text
-    lines, line = [], ""
-    for atom in _TITLE_ATOMS.findall(text):
-        if line and line.strip() and text_px(line + atom, size) > px:
-            lines.append(line.rstrip())
-            line = "" if atom == " " else atom
-        else:
-            line += atom
-    lines.append(line.rstrip())
-    return "<br>".join(x for x in lines if x)
 
 
 def title_pad(layout: dict) -> int:
