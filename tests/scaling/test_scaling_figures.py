@@ -132,4 +132,3 @@ def test_on_a_phone_the_saturation_panels_stack_at_the_column_width():
                                     panel_titles=("max", "H"), legend=("without", "with"), x_title="d_k",
                                     ref_texts=("uniform {v}", "one-hot {v}", "now {d_k}"), width_px=820)
     assert wide["layout"]["yaxis"]["domain"] == wide["layout"]["yaxis2"]["domain"] == [0.0, 1.0]  # side by side
-

@@ -36,15 +36,10 @@ export default function ({ parentElement, setTriggerValue, data }) {
 const LIVE = '[class*="st-key-al-live-"]';  // a live fragment's container (ui.runtime.Page.live)
 const RELAY_MS = 600;
 const CLOSE_MS = 250, CLOSE_MAX_MS = 1500;  // the closing message after a release (install: end)
-// The slider of a drag as it is on the page now (a run may have drawn its element again) and whether an event is on it.
-const boxOf = (keys) => document.querySelector(`.${keys[0]}`);
+// The range input of a drag's slider as it is on the page now (a run may have drawn its element again).
 const inputOf = (d) => {
-  const box = boxOf(d.keys);
+  const box = document.querySelector(`.${d.keys[0]}`);
   return (box && box.querySelector('input[type="range"]')) || d.input;
-};
-const onSlider = (ev, keys) => {
-  const box = ev.target && ev.target.closest && ev.target.closest('[data-testid="stElementContainer"]');
-  return !!box && keys.every((k) => box.classList.contains(k));
 };
 const sameKeys = (a, b) => Array.isArray(a) && Array.isArray(b) && a.length === b.length
   && a.every((k, i) => k === b[i]);
@@ -127,6 +122,7 @@ function install() {
     d.send("drag", { k: d.keys, v: Number(value), f: Number(d.from), s: R.seq, d: done ? 1 : 0, p: 1 });
   }
   const ready = (keys) => !!(R.frames && sameKeys(R.frames.keys, keys));
+  const onSlider = (ev, keys) => { const s = sliderOf(ev); return !!s && sameKeys(s.keys, keys); };
   function sliderOf(ev) {
     const slider = ev.target.closest && ev.target.closest('[data-testid="stSlider"]');
     const input = slider && slider.querySelector('input[type="range"]');
@@ -237,9 +233,10 @@ function install() {
   // pointer does.
   // A key pressed on the slider after the closing message went, before the server began its run: the two messages
   // can reach the server in one run (Streamlit merges a rerun request into the one waiting), whose callbacks apply
-  // the slider's new value first and then the closing message's older one, written back into the slider (make test,
-  // /cross d_model: released at 9, ArrowLeft × 4, the closing 9 applied after the slider's 7). A message of the same
-  // relay that cancels it takes its place there (the newer trigger value wins the merge); later it does nothing.
+  // the slider's new value first and then the closing message's older one, written back into the slider
+  // (test_drag_browser under load, /cross d_model: released at 9, ArrowLeft × 4, the closing 9 applied after the
+  // slider's 7). A message of the same relay that cancels it takes its place there (the newer trigger value wins the
+  // merge); later it does nothing.
   document.addEventListener("keydown", (ev) => {
     const c = R.closing;
     if (c && onSlider(ev, c.keys)) { R.closing = null; return; }
