@@ -198,9 +198,6 @@ def main() -> None:
         drag.mount()  # a slider's numbers follow a mouse drag (ui/drag.py)
 
 
-st.session_state[runtime.FRAME_RUNNING] = True
-try:
-    main()
-finally:  # also when a page stops the run (st.rerun, st.stop) or raises
-    st.session_state[runtime.FRAME_RUNNING] = False
+runtime.frame_begins()
+main()
 runtime.freeze_heap()  # once per process: the cyclic collector stops walking what lives as long as the server

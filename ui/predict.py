@@ -92,7 +92,7 @@ def revealed(page) -> bool:
     rec.update(shown_for=None, again=True)
     from . import runtime
 
-    if not st.session_state.get(runtime.FRAME_RUNNING, False):  # a fragment's run: the panel is outside it
+    if not runtime.frame_running():  # a fragment's run: the panel is outside it
         st.rerun(scope="app")
     return False
 

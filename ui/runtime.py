@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextvars
 import gc
 import logging
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -41,7 +42,6 @@ from .widgets import show_notices
 
 SHARE_KEY = "_share_params"
 SHARE_PANEL_KEY = "frame.share"  # the sidebar's share panel (an expander): True while it is open
-FRAME_RUNNING = "_frame_running"  # True while app.py runs: a page's code running without it is a fragment rerun
 FRAME = "frame"  # notice place of the frame (the sidebar)
 LAST_PAGE = "_last_page"  # the page (url path) of the last full run: see page_opened
 ADDRESS_KEY = "_address_written"  # True once this session (page load) had its first link written (app.py)
@@ -84,6 +84,28 @@ def quiet() -> Iterator[None]:
         yield
     finally:
         _QUIET.reset(token)
+
+
+# The run in which app.py began, told by its ScriptRunContext's cursors (a new dict at the start of every run, a
+# fragment's rerun too). Not a session value set at the start and cleared at the end: a session value is set after
+# Streamlit's check for a waiting rerun, so a run stopped there (app.py's last line, a key press's rerun request
+# arriving) left "the frame is running" on, and every fragment run after it took itself for the frame's and wrote no
+# link: the address kept /multihead's h=8 of a drag while 4 arrow presses took the state and the thumb to 1
+# (issue 18, 1 try in 14 beside a CPU hog).
+_frame = threading.local()
+
+
+def frame_begins() -> None:
+    """app.py's first call in every run: the page code run from here on is the frame's run (see frame_running)."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    _frame.run = ctx.cursors if ctx is not None else None
+
+
+def frame_running() -> bool:
+    """Whether this run is app.py's (a whole-app run), not a fragment's rerun: the page code of a fragment rerun
+    writes the link itself, a whole run leaves that to app.py. False outside a Streamlit run."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx is not None and getattr(_frame, "run", None) is ctx.cursors
 
 
 def pop_notices(place: str) -> list:
@@ -222,7 +244,7 @@ class Page:
         """Make the current state the page's link (see the module docstring for fragment reruns)."""
         params = {**self.lesson.encode(self.state), **predict.link_params(self), **compare.link_params(self)}
         exports.remember(self.lesson.key, self.state)
-        if st.session_state.get(FRAME_RUNNING, False):
+        if frame_running():
             st.session_state[SHARE_KEY] = params
             return
         changed = params != st.session_state.get(SHARE_KEY)
