@@ -140,8 +140,18 @@ function install() {
     const c = scope ? [...scope.classList].find((x) => x.startsWith("st-key-al-live-")) || null : null;
     return (name, value) => sendInScope(H.host, () => H.send(name, { ...value, c }));
   }
+  // Only a pointer that moved: Chrome also sends "pointer over" when the page moves under a resting pointer (a
+  // thumb stepped by the arrow keys, a scroll), at the pointer's last place. Such a request went out in the same
+  // message as the slider's own key value (Streamlit sends the updates of a moment as one message and reruns one
+  // scope for it) and ran as the hover relay's fragment: the value was applied, but the slider's fragment was not
+  // rerun, so its charts, words and link kept the value before (issue 18: /multihead h, 4 arrow presses after a
+  // drag beside a CPU hog, thumb at 1, page at 2, 2 tries in 12 in a fresh-user trial).
+  R.at = null;  // the pointer's last place
+  const place = (ev) => { const at = R.at, x = ev.clientX, y = ev.clientY; R.at = { x, y };
+                          return !at || at.x !== x || at.y !== y; };  // true: another place than the last one
+  document.addEventListener("pointermove", place, { capture: true, passive: true });
   document.addEventListener("pointerover", (ev) => {
-    const s = R.drag ? null : sliderOf(ev);
+    const s = !place(ev) || R.drag ? null : sliderOf(ev);
     if (!s || ready(s.keys) || state() !== "notRunning") return;
     const now = performance.now(), id = String(s.keys);
     if (now - (R.asked.get(id) || -Infinity) < 1000) return;
