@@ -41,7 +41,9 @@ HOLD_MS = 8000
 # slider drops a closing message not yet sent) still 1 in 4 runs of this file under load: a message sent just before
 # the first key was merged by Streamlit with the key's into one run, which applied the older release value last
 # (/cross d_model: released at 9, the slider's 7, then the closing 9); a key on the slider now cancels it (DRAG_JS).
-# Still seen once in 12 tries by a fresh-user trial under a CPU hog (/multihead h): open, see issue 18's note.
+# Then /multihead h under a CPU hog, 1 in 12: the address kept an older value (a fragment run took itself for the
+# whole app's: ui.runtime.frame_running), and a hover request sent as the page moved under a resting pointer ran the
+# key's value in the hover relay's fragment (drag.js; test_drag_preview_browser's resting-pointer test).
 KEYS_AFTER = 4
 STEPS = 4
 LIVE = "[class*='st-key-al-live-']"
