@@ -111,20 +111,27 @@ WATCH_LIVE = """() => { window.__alLiveStale = 0; if (window.__alLiveObs) window
 FRAMES_OF = "() => { const R = window.__attentionLabDrag; return R && R.frames ? R.frames.keys : null; }"
 
 
+def thumb_at_rest(page, app_server, lesson: str, sel: str):
+    """Open /``lesson``, bring the slider ``sel`` (its range input) into view, wait for rest: the input and the
+    middle of its thumb (x, y)."""
+    page.goto(f"{app_server}/{lesson}")
+    sliders_at_rest(page, lesson)
+    inp = page.locator(sel)
+    inp.scroll_into_view_if_needed()
+    at_rest(page)
+    knob = inp.locator("xpath=../..").bounding_box()
+    return inp, (knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2)
+
+
 def test_a_pointer_over_a_slider_brings_its_frames_without_rerunning_its_fragment(page, page_errors, app_server):
     """A pointer coming over /qkv's cell slider asks for its frames from the page's hover relay (ui.drag.mount_hover):
     they come, and no element of the live fragments was marked for a rerun (before, each hover reran the slider's
     whole fragment: every chart drawn and sent again, docs/load.md 2026-12-06). A key press on the slider then reruns
     its fragment, and the frames built for the value before it are dropped."""
-    page.goto(f"{app_server}/qkv")
-    sliders_at_rest(page, "qkv")
-    inp = page.locator(CELL)
-    inp.scroll_into_view_if_needed()
-    at_rest(page)
+    inp, (x, y) = thumb_at_rest(page, app_server, "qkv", CELL)
     assert page.evaluate(FRAMES_OF) is None
     page.evaluate(WATCH_LIVE)
-    knob = inp.locator("xpath=../..").bounding_box()
-    page.mouse.move(knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2)
+    page.mouse.move(x, y)
     page.wait_for_function(f"() => ({FRAMES_OF})() !== null", timeout=15_000)
     at_rest(page)
     keys = page.evaluate(FRAMES_OF)
@@ -160,13 +167,8 @@ def test_frames_never_go_over_a_figure_the_server_sent_after_them(page, page_err
     (the server's new figure for X, at v0 + step), then the old frame of v0 offered to X's chart as the idle callback
     would: X's cell keeps the server's number (before: it went back to v0, the same defect as /training's W_Q·W_Kᵀ
     left at "step 0" after a drag to 4)."""
-    page.goto(f"{app_server}/qkv")
-    sliders_at_rest(page, "qkv")
-    inp = page.locator(CELL)
-    inp.scroll_into_view_if_needed()
-    at_rest(page)
-    knob = inp.locator("xpath=../..").bounding_box()
-    page.mouse.move(knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2)
+    inp, (x, y) = thumb_at_rest(page, app_server, "qkv", CELL)
+    page.mouse.move(x, y)
     page.wait_for_function(f"() => ({FRAMES_OF})() !== null", timeout=15_000)
     at_rest(page)
     v0 = numbers(inp)[3]
@@ -197,14 +199,9 @@ def test_a_thumb_moved_by_keys_under_a_resting_pointer_asks_for_no_frames(browse
     slider's own key value in one message, which ran as the hover relay's fragment: the value was applied but the
     slider's fragment was not rerun, and its words, charts and link kept the value before (issue 18, a fresh-user
     trial under load: the thumb at h = 1, the page at 2). After the presses the page equals a fresh load of its link."""
-    page.goto(f"{app_server}/multihead")
-    sliders_at_rest(page, "multihead")
-    inp = page.locator(H)
-    inp.scroll_into_view_if_needed()
-    at_rest(page)
-    knob = inp.locator("xpath=../..").bounding_box()
-    page.mouse.move(knob["x"] + knob["width"] / 2 - 3, knob["y"] + knob["height"] / 2)
-    page.mouse.move(knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2)
+    inp, (x, y) = thumb_at_rest(page, app_server, "multihead", H)
+    page.mouse.move(x - 3, y)
+    page.mouse.move(x, y)
     # the pointer's own request (h's frames are not built: each value draws other charts; the request is sent)
     page.wait_for_function("() => window.__attentionLabDrag.asked.size > 0", timeout=15_000)
     at_rest(page)
