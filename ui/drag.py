@@ -50,7 +50,7 @@ from . import echo, plot_component, preview
 DRAG_KEY = "frame.drag"  # the relay's widget key (its trigger "drag")
 SLIDERS = "_drag_sliders"
 STALE = "al-stale"  # the class of a drag's scope while its texts show another value than the charts (DRAG_JS)
-STALE_TEXTS = ("stMarkdown", "stCaptionContainer", "stTable", "stLatex")  # the elements dimmed then
+STALE_TEXTS = ("stMarkdown", "stCaptionContainer", "stTable")  # the elements dimmed then (st.latex: a stMarkdown)
 RELAYED = "_drag_relayed"
 HOVER_KEY = "frame.drag.hover"  # the page's hover relay (mount_hover)
 RUNS = "_drag_runs"  # the number of scope runs of the session (each frames element's "r")
