@@ -24,12 +24,14 @@ XDIST   := $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile --no-loads
 RUN_STAMP := $(VENV)/.stamp-requirements.txt
 DEV_STAMP := $(VENV)/.stamp-requirements-dev.txt
 
-.PHONY: help run test test-fast lint bench venv install install-dev vendor-plotly
+.PHONY: help run test test-fast test-lesson test-all lint bench venv install install-dev vendor-plotly
 
 help:
 	@echo "make run    - start the app on http://localhost:$(PORT) (creates .venv if needed)"
 	@echo "make test   - run the test suite (unit, AppTest, real-browser e2e): what CI runs"
-	@echo "make test-fast - everything but the real-browser tests (the inner loop, about 1.5 min)"
+	@echo "make test-fast - everything but the real-browser tests (the inner loop)"
+	@echo "make test-lesson KEY=qkv - every fast and browser test that touches one lesson"
+	@echo "make test-all - make test with the exhaustive browser matrix (every slider, size, language, scheme)"
 	@echo "make lint   - ruff check"
 	@echo "make bench  - run every script in benchmarks/"
 	@echo "make replicas - two app processes behind nginx on loopback, a class through them (docs/deploy.md)"
@@ -68,6 +70,17 @@ test: $(DEV_STAMP)
 
 test-fast: $(DEV_STAMP)
 	$(PY) -m pytest -q -m "not e2e" -p no:cacheprovider $(XDIST) $(PYTEST_ARGS)
+
+# Every test that touches one registered lesson: its own files and every registry-wide suite on it
+# (tests/lesson_select.py says how a test is tied to a lesson).
+test-lesson: $(DEV_STAMP)
+	@if [ -z "$(KEY)" ]; then echo "usage: make test-lesson KEY=<lesson key>, e.g. KEY=qkv" >&2; exit 2; fi
+	$(PY) -m pytest -q $(XDIST) --durations=10 --lesson $(KEY) $(PYTEST_ARGS)
+
+# make test with the exhaustive browser matrix (ATTN_LAB_EXHAUSTIVE=1, tests/e2e/helpers.exhaustive): before a release
+# or a Streamlit upgrade (docs/upgrading-streamlit.md). Not run by CI.
+test-all: $(DEV_STAMP)
+	ATTN_LAB_EXHAUSTIVE=1 $(PY) -m pytest -q $(XDIST) --durations=25 $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
 	$(PY) -m ruff check .

@@ -196,7 +196,7 @@ class Lesson:
             :class:`~lessons.link.Mask` field (the contract tests check it), None otherwise.
         widest: () → the fullest screen the lesson can show: the most tokens (one of them long, see
             :func:`widest_text`), the largest sizes and the widest numbers. The readability checks
-            (tests/e2e/test_readability.py) open its link at 1280×720 beside the default one. Required when the
+            (tests/e2e/test_screens_browser.py) open its link at 1280×720 beside the default one. Required when the
             lesson declares ``n_tokens`` (the contract tests check that it has more tokens than the default state
             and that its link reopens it); None otherwise, and then only the default state is checked.
         one_edit: state → ``state`` with one cell of one of the link's matrices changed to a value inside the

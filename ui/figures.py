@@ -63,7 +63,7 @@ TICK_CHARS = 12
 # Plotly sizes a chart to its column, so a builder is told the width its chart gets at the reference window
 # (``width_px``) and chooses its type sizes, margins and height so that every number written in a cell or above a bar
 # fits, at a size readable from the back of a class room. Text widths are estimated from the advance widths of the
-# chart font (Noto Sans CJK JP, measured in Chromium: tests/e2e/test_readability.py checks the rendered charts).
+# chart font (Noto Sans CJK JP, measured in Chromium: tests/e2e/test_screens_browser.py checks the rendered charts).
 REF_COLUMN_PX = 820
 """Width of the main column at the reference window (1280×720, sidebar open), measured in Chromium: the width charts
 are laid out for until the browser has said how wide its main column is (ui.viewport)."""

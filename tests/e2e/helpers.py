@@ -158,3 +158,10 @@ def wait_chart(page, key: str, want: list[str], *, timeout_s: float = 10.0) -> l
             raise AssertionError(f"{key}: wanted one chart with {len(want)} cells {want}; saw {copies} "
                                  f"cop{'y' if copies == 1 else 'ies'}, {len(got)} cells {got}, app at rest: {idle}")
         page.wait_for_timeout(100)
+
+
+def exhaustive() -> bool:
+    """Whether the browser suites run their whole matrix (every slider, size, language, state and colour scheme):
+    ATTN_LAB_EXHAUSTIVE=1, as ``make test-all`` sets it. ``make test`` (CI) runs every registry-wide check on every
+    lesson, on a smaller, rotating choice of those variants."""
+    return os.environ.get("ATTN_LAB_EXHAUSTIVE") == "1"

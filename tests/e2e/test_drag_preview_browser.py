@@ -14,7 +14,7 @@ from __future__ import annotations
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .helpers import assert_no_exception, assert_no_page_errors
-from .test_slider_keys_browser import PAGE_JS, at_rest, fresh_load, numbers, sliders_at_rest
+from .sliders import PAGE_JS, at_rest, fresh_load, numbers, sliders_at_rest
 
 CELL = ".st-key-qkv-cell-v input[type=range]"
 X_FIRST = "() => { const t = document.querySelector('.st-key-qkv-fig-X .heatmap-label text'); " \

@@ -4,7 +4,7 @@ made them, also the calls that come while plot.js is still loading.
 Why it matters: a page's first run is laid out for the 1280-px reference and is followed at once by the run laid out
 for the browser's own width (ui/viewport.py). On 8c4eaed each call made its own ``import()``, the browser resolved
 those in any order, and in about 1 load of 5 on a 390-px phone a chart kept the figure of the first run: its numbers
-overflowed 15-px cells (tests/e2e/test_readability.py, narrow cases).
+overflowed 15-px cells (tests/e2e/test_screens_browser.py, narrow cases).
 
 The loader's own text is run in Chromium with its ``import()`` replaced by one that resolves when the test says, in
 the reverse order of the calls (the worst a browser may do).

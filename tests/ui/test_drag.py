@@ -1,5 +1,5 @@
 """ui.drag: what a value relayed during a mouse drag does on the server (the browser side is exercised by
-tests/e2e/test_slider_keys_browser.py and benchmarks/browser_latency.py --drag).
+tests/e2e/test_sliders_browser.py and benchmarks/browser_latency.py --drag).
 
 The relay's callback runs before the script (a trigger of the frame's component); here the script calls it itself
 when the test has put a message where the component would (``st.session_state[DRAG_KEY]``)."""

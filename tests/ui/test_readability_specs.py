@@ -2,7 +2,7 @@
 cells at the width a chart is laid out for, colour ranges that hold, the scaling charts' labels.
 
 Widths of text are the builders' own estimates (ui.figures.text_px); that they hold in a real browser is checked by
-tests/e2e/test_readability.py on the rendered SVG. Here the estimates are checked against widths measured once in
+tests/e2e/test_screens_browser.py on the rendered SVG. Here the estimates are checked against widths measured once in
 Chromium with the chart font (Noto Sans CJK JP), and every layout rule against them.
 """
 from __future__ import annotations

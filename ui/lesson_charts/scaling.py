@@ -93,7 +93,7 @@ def _vline(x, line: dict, xref: str = "x", yref: str = "y") -> dict:
 
 
 # The narrowest widths (px) the panel charts stay readable at (their ticks, bars' value labels and panel titles
-# apart, read in Chromium at 564 and 358 px columns: tests/e2e/test_readability.py); in a narrower column (a phone)
+# apart, read in Chromium at 564 and 358 px columns: tests/e2e/test_screens_browser.py); in a narrower column (a phone)
 # such a chart keeps this width and scrolls sideways in its own box (ui/plot_component: ``layout.width``).
 STEPS_LEAST_PX = 560  # scores → ÷√d_k → weights, three panels of bars
 MIX_LEAST_PX = 560  # the value vectors and their mix

@@ -126,7 +126,7 @@ def loader_js(module: str) -> str:
     browser's own width: ui/viewport.py) all wait on ONE import promise, so they reach plot.js in the order Streamlit
     made them. With an ``import()`` per call they could come in any order: on 8c4eaed, in about 1 load of 5 on a
     390 px phone, a chart got its figure laid out for 1280 px after the one laid out for the phone, kept it, and
-    its numbers overflowed their 15-px cells until the next change (tests/e2e/test_readability.py, narrow cases)."""
+    its numbers overflowed their 15-px cells until the next change (tests/e2e/test_screens_browser.py, narrow cases)."""
     from streamlit import config
 
     base = (config.get_option("server.baseUrlPath") or "").strip("/")
