@@ -7,8 +7,21 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 os.environ["ATTN_LAB_EXTRA_LESSONS"] = str(Path(__file__).resolve().parent / "throwaway")
+
+# Hypothesis profiles, for every test (a test's own @settings set how many examples and which health checks, never a
+# seed or a database). "ci", loaded when CI=true: the same examples on every run (derandomized: drawn from each test's
+# own code), no example database, a failure printed with its @reproduce_failure blob, so a red run is red again by its
+# command. "dev", otherwise: new random examples on each run, a failing one kept in .hypothesis/ and tried first the
+# next time. HYPOTHESIS_PROFILE=ci or =dev chooses by hand. Neither has a deadline or times data generation: a busy
+# machine fails no test.
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_CI = os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "").strip() or ("ci" if _CI else "dev"))
 
 CHROMIUM_MISSING = "CHROMIUM MISSING"
 TESTS = Path(__file__).resolve().parent

@@ -232,7 +232,8 @@ def test_a_wrong_guess_is_said_with_both_weights(lesson, lang):
 
 
 @LESSONS
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=3, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st_.data())
 def test_a_change_of_setting_hides_the_answer_again(lesson, data):
     """Any change the page's controls make (a random walk of the lesson's transitions) hides the answer again."""

@@ -17,6 +17,7 @@ from ui.present import ASKED, control_name
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda x: x.key)
+TOY = lessons.by_key("toy")  # the tests' own lesson (tests/throwaway): for what the frame does alike on every page
 
 
 def open_page(lesson, params: dict | None = None) -> AppTest:
@@ -76,10 +77,9 @@ def test_a_presentation_that_cannot_be_paced_is_refused(bad):
 
 @pytest.mark.parametrize("key", sorted(link.IGNORED_KEYS - {"embed", "embed_options"}))
 def test_no_lesson_may_use_the_frames_link_keys(key):
-    toy = lessons.REGISTRY[0]
-    schema = replace(toy.link, fields=(*toy.link.fields, link.Int(key, 0, 9)))
+    schema = replace(TOY.link, fields=(*TOY.link.fields, link.Int(key, 0, 9)))
     with pytest.raises(ValueError, match="frame"):
-        Lesson(**{**{f: getattr(toy, f) for f in ("key", "icon", "default_state", "to_link", "from_link", "arrays")},
+        Lesson(**{**{f: getattr(TOY, f) for f in ("key", "icon", "default_state", "to_link", "from_link", "arrays")},
                   "link": schema})
 
 
@@ -153,7 +153,7 @@ def test_the_normal_page_is_the_whole_lesson(lesson):
 ])
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_step_or_mode_the_link_cannot_give_is_said(params, code, args, lang):
-    lesson = lessons.REGISTRY[0]
+    lesson = TOY
     at = ok(open_page(lesson, {"lang": lang, **params}))
     words = table(lang)[f"notice.{code}"]
     lead = words.split("{")[0]
@@ -168,7 +168,7 @@ def test_a_step_or_mode_the_link_cannot_give_is_said(params, code, args, lang):
 
 def test_a_huge_step_is_past_the_end_and_said_so():
     """A trial: reveal=9…9 (5,000 digits) was called "not a whole number" and opened step 1."""
-    lesson = lessons.REGISTRY[0]
+    lesson = TOY
     at = ok(open_page(lesson, {"present": "1", "reveal": "9" * 5000}))
     lead = table("ja")["notice.reveal_clamped"].split("{")[0]
     assert any(lead in w.value for w in at.warning) and published(at)["reveal"] == str(len(lesson.present.stages))
@@ -177,7 +177,7 @@ def test_a_huge_step_is_past_the_end_and_said_so():
 
 def test_a_notice_about_the_links_step_goes_when_the_step_changes():
     """A trial: after reveal=99 and Back, the box still said "step 6 is shown" under "step 5 of 6"."""
-    lesson = lessons.REGISTRY[0]
+    lesson = TOY
     at = ok(open_page(lesson, {"present": "1", "reveal": "99"}))
     assert at.warning
     ok(at.button(key="present.back").click().run())
@@ -186,7 +186,7 @@ def test_a_notice_about_the_links_step_goes_when_the_step_changes():
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_step_without_presentation_mode_is_said(lang):
-    at = ok(open_page(lessons.REGISTRY[0], {"lang": lang, "reveal": "3"}))
+    at = ok(open_page(TOY, {"lang": lang, "reveal": "3"}))
     lead = table(lang)["notice.reveal_ignored"].split("{")[0]
     assert any(lead in w.value for w in at.warning), [w.value for w in at.warning]
     assert "reveal" not in published(at) and "present" not in published(at)
@@ -201,7 +201,7 @@ def test_the_home_page_says_what_presentation_mode_does():
 
 def test_leaving_and_coming_back_starts_at_step_one():
     """A trial: the switch turned on again reopened the step last shown, though the link no longer had it."""
-    lesson = lessons.REGISTRY[0]
+    lesson = TOY
     at = ok(open_page(lesson, {"present": "1", "reveal": "3"}))
     ok(at.button(key="present.exit").click().run())
     ok(at.toggle(key="frame.present").set_value(True).run())

@@ -10,6 +10,10 @@ import pytest
 
 from ui import preview
 
+NOW = 1000.0
+"""The module's clock in these tests (ui.preview reads time.monotonic): stopped, so a test paused by a busy machine
+sees the second it set up, not a later one."""
+
 
 @pytest.fixture
 def built(monkeypatch):
@@ -21,6 +25,7 @@ def built(monkeypatch):
 
     monkeypatch.setattr(preview, "build", fake_build)
     monkeypatch.setattr(preview, "_spent", preview.deque())
+    monkeypatch.setattr(preview, "time", SimpleNamespace(monotonic=lambda: NOW, perf_counter=time.perf_counter))
     return calls
 
 
@@ -34,15 +39,14 @@ def test_a_hover_builds_while_the_process_is_idle(built):
 
 
 def test_a_busy_second_refuses_hovers_not_presses(built):
-    now = time.monotonic()
-    preview._spent.extend([(now, preview.HOVER_SHARE_S * 0.6), (now, preview.HOVER_SHARE_S * 0.6)])
+    preview._spent.extend([(NOW, preview.HOVER_SHARE_S * 0.6), (NOW, preview.HOVER_SHARE_S * 0.6)])
     assert preview.frames(PAGE, BOUND, 2.0, {}, hover=True) is None
     assert preview.frames(PAGE, BOUND, 3.0, {}) == {"values": [3.0]}  # a press: the drag has begun
     assert built == [3.0]
 
 
 def test_building_older_than_a_second_no_longer_counts(built):
-    preview._spent.append((time.monotonic() - 1.5, 10.0))
+    preview._spent.append((NOW - 1.5, 10.0))
     assert preview.frames(PAGE, BOUND, 4.0, {}, hover=True) == {"values": [4.0]}
     assert len(preview._spent) == 1  # the old record dropped, this build's recorded
 
