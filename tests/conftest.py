@@ -28,6 +28,15 @@ TESTS = Path(__file__).resolve().parent
 BROWSER_FIRST = (TESTS / "e2e", TESTS / "deploy")  # the files that start servers, seconds per test
 
 
+def pytest_addoption(parser):
+    parser.addoption("--lesson", action="append", metavar="KEY",
+                     help="run only the tests that touch this registered lesson (repeatable; tests/lesson_select.py)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "lesson(*keys): the test touches these lessons (tests/lesson_select.py)")
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     """The files that start servers first (browser tests: ~10 s a test), the quick ones after (a few ms a test).
@@ -37,6 +46,9 @@ def pytest_collection_modifyitems(config, items):
     and both processes end together. By default xdist hands out the files with the most tests first, which put the
     browser files with few but long tests (present mode, the redraw property: 10–14 tests, 3–5 minutes each) last,
     and one process ran them alone while the other had finished."""
+    from lesson_select import select
+
+    select(config, items)
     items.sort(key=lambda item: not any(Path(item.path).resolve().is_relative_to(d) for d in BROWSER_FIRST))
 
 
