@@ -73,9 +73,12 @@ test-fast: $(DEV_STAMP)
 
 # Every test that touches one registered lesson: its own files and every registry-wide suite on it
 # (tests/lesson_select.py says how a test is tied to a lesson).
-test-lesson: $(DEV_STAMP)
-	@if [ -z "$(KEY)" ]; then echo "usage: make test-lesson KEY=<lesson key>, e.g. KEY=qkv" >&2; exit 2; fi
+test-lesson: lesson-key $(DEV_STAMP)
 	$(PY) -m pytest -q $(XDIST) --durations=10 --lesson $(KEY) $(PYTEST_ARGS)
+
+.PHONY: lesson-key
+lesson-key:
+	@if [ -z "$(KEY)" ]; then echo "usage: make test-lesson KEY=<lesson key>, e.g. KEY=qkv" >&2; exit 2; fi
 
 # make test with the exhaustive browser matrix (ATTN_LAB_EXHAUSTIVE=1, tests/e2e/helpers.exhaustive): before a release
 # or a Streamlit upgrade (docs/upgrading-streamlit.md). Not run by CI.

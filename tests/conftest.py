@@ -34,7 +34,10 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    from lesson_select import check_option
+
     config.addinivalue_line("markers", "lesson(*keys): the test touches these lessons (tests/lesson_select.py)")
+    check_option(config)
 
 
 @pytest.hookimpl(trylast=True)

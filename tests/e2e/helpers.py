@@ -109,7 +109,7 @@ def share_link(page) -> str:
     code = panel.locator("[data-testid='stCode'] code")
     if not code.is_visible():
         panel.locator("summary").click()
-    code.wait_for(state="visible", timeout=5_000)
+    code.wait_for(state="visible", timeout=30_000)  # opening the panel reruns the app: seconds on a busy machine
     return code.inner_text().strip()
 
 
