@@ -1,4 +1,4 @@
-"""Compare two settings, A and B (issue 25 part 2), written once for every lesson through the contract (its
+"""Compare two settings, A and B, written once for every lesson through the contract (its
 ``arrays``, ``array_labels`` and link codec).
 
 A switch at the top of the lesson page ("Compare A/B"). "Pin as A" keeps the current setting as A; whatever the page

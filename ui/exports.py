@@ -1,4 +1,4 @@
-"""Under every lesson page: save the page's whole state as a file and load it back (issue 25 §3), written once for
+"""Under every lesson page: save the page's whole state as a file and load it back, written once for
 every lesson through the contract (the lesson's link codec: lessons/state_file.py).
 
 Saving: a download button whose file is made when it is clicked (Streamlit's deferred ``data``: no bytes are kept

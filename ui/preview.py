@@ -1,4 +1,4 @@
-"""Heatmap numbers that follow a mouse drag at the screen's pace (issue 18), written once for every lesson.
+"""Heatmap numbers that follow a mouse drag at the screen's pace, written once for every lesson.
 
 A slider's own run costs the browser ~150–280 ms of main thread (Streamlit redraws the whole fragment: style, layout,
 React; benchmarks/profiles/README.md, 2026-12-05), so numbers that wait for a run per thumb position change 4–6 times

@@ -46,8 +46,8 @@ WATCH_JS = """([sel, k]) => {
 def at_rest(page, still_ms: int = 600, timeout_s: float = 30) -> None:
     """Wait until the app has been at rest (no run requested or running), with every chart drawn and no chart redraw
     waiting or running (the charts out of view are redrawn after those in view, one per task), for ``still_ms``
-    without a break: no change of the DOM, of the address or of the charts drawn and patched in that time. (CI's
-    loaded machine once compared a page whose Q and score charts still showed the value before the last press.)"""
+    without a break: no change of the DOM, of the address or of the charts drawn and patched in that time (so a page
+    is not read while a chart still shows the value before the last press)."""
     page.wait_for_function("""([sel, still]) => {
       if (window.__restMutations === undefined) {
         window.__restMutations = 0;
