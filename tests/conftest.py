@@ -3,6 +3,7 @@
 The throwaway lessons of tests/throwaway (a toy with no text field, a two-sentence lesson with a rectangular matrix
 and no slider) are registered for every test run, here, before any test module imports ``lessons``: every
 registry-wide suite runs on them unchanged, and the app servers of the browser tests inherit the variable."""
+import functools
 import os
 from pathlib import Path
 
@@ -22,6 +23,58 @@ settings.register_profile("ci", derandomize=True, database=None, deadline=None, 
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _CI = os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "").strip() or ("ci" if _CI else "dev"))
+
+
+def _keep_streamlit_start_up_work_for_the_process() -> None:
+    """Two pieces of work AppTest redoes for every app it runs, done once per test process instead.
+
+    AppTest starts a new Streamlit runtime for each app (``AppTest.from_file``), and each runtime (1) reads every
+    installed package's metadata looking for component manifests and (2) parses, rewrites (Streamlit's "magic")
+    and compiles app.py and the page's script into a new, empty script cache: together most of an AppTest's
+    start-up (docs/testing.md). Neither can change while the tests run unless a file does: (1) the first scan's list
+    is handed, copied, to every later runtime; (2) compiled code is kept by file path, modification time, size and
+    the magic option, so an edited script is compiled again. A real server does each once per process too. Where
+    this Streamlit release has no such function, nothing is changed: the tests run as before, only slower."""
+    try:
+        from streamlit import config
+        from streamlit.components.v2 import manifest_scanner
+        from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    except ImportError:
+        return
+    scan = getattr(manifest_scanner, "scan_component_manifests", None)
+    if scan is not None and not getattr(scan, "kept_for_tests", False):
+        scanned: list = []
+
+        @functools.wraps(scan)
+        def scan_once(*args, **kwargs):
+            if not scanned:
+                scanned.append(scan(*args, **kwargs))
+            return list(scanned[0])
+
+        scan_once.kept_for_tests = True
+        manifest_scanner.scan_component_manifests = scan_once
+
+    compile_script = getattr(ScriptCache, "get_bytecode", None)
+    if compile_script is not None and not getattr(compile_script, "kept_for_tests", False):
+        compiled: dict = {}
+
+        @functools.wraps(compile_script)
+        def get_bytecode(self, script_path):
+            path = os.path.abspath(script_path)
+            try:
+                stat = os.stat(path)
+            except OSError:  # Streamlit's own error for a missing script
+                return compile_script(self, script_path)
+            key = (path, stat.st_mtime_ns, stat.st_size, config.get_option("runner.magicEnabled"))
+            if key not in compiled:
+                compiled[key] = compile_script(self, script_path)
+            return compiled[key]
+
+        get_bytecode.kept_for_tests = True
+        ScriptCache.get_bytecode = get_bytecode
+
+
+_keep_streamlit_start_up_work_for_the_process()
 
 CHROMIUM_MISSING = "CHROMIUM MISSING"
 TESTS = Path(__file__).resolve().parent

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 import lessons  # noqa: E402
 from tests.e2e import redraw as R  # noqa: E402
-from tests.e2e.helpers import CHROMIUM_ARGS, chromium_path  # noqa: E402
+from tests.e2e.helpers import CHROMIUM_ARGS, Tabs, chromium_path  # noqa: E402
 
 
 @contextmanager
@@ -81,36 +81,36 @@ def server(app_dir: Path):
                 proc.wait(timeout=10)
 
 
-def run_lesson(browser, base: str, key: str, sequences: int, moves: int, seed: int,
+def run_lesson(tabs, base: str, key: str, sequences: int, moves: int, seed: int,
                stop_at: float = float("inf"), first: int = 0) -> list[R.Outcome]:
     outcomes = []
-    page = _open(browser, f"{base}/{key}")
+    page = _open(tabs, f"{base}/{key}")
     try:
         for k in range(first, first + sequences):
             if time.monotonic() > stop_at:
                 print(f"  {key}: time is up after {k - first} sequences (--minutes)", flush=True)
                 break
             try:
-                outcome, fresh = R.run_sequence(browser, page, key, random.Random(f"{seed}:{key}:{k}"), moves)
+                outcome, fresh = R.run_sequence(tabs, page, key, random.Random(f"{seed}:{key}:{k}"), moves)
             except Exception as exc:  # the driver lost the page (a timeout): say so, start again from a fresh page
                 outcome = R.Outcome(start=page.url, skipped=[f"sequence lost: {str(exc).splitlines()[0][:300]}"])
-                fresh = _open(browser, f"{base}/{key}")
-            page.context.close()
+                fresh = _open(tabs, f"{base}/{key}")
+            page.close()
             page = fresh
             outcomes.append(outcome)
             mark = "DIFFERS" if outcome.failed else "ok"
             print(f"  {key} #{k + 1}: {len(outcome.moves)} moves, {outcome.seconds:.1f} s, {mark}"
                   + (f" ({len(outcome.mismatches)} differences)" if outcome.mismatches else ""), flush=True)
     finally:
-        page.context.close()
+        page.close()
     return outcomes
 
 
-def _open(browser, url: str, tries: int = 3):
+def _open(tabs, url: str, tries: int = 3):
     """R.open_page, tried again when the page does not come (a loaded machine)."""
     for attempt in range(tries):
         try:
-            return R.open_page(browser, url)
+            return R.open_page(tabs, url)
         except Exception as exc:
             if attempt == tries - 1:
                 raise
@@ -155,14 +155,16 @@ def main() -> int:
     results: dict[str, list[R.Outcome]] = {}
     with server(args.app_dir.resolve()) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+        tabs = Tabs(browser)
         try:
             for key in keys:
                 print(f"/{key}: {args.sequences} sequences of {args.moves} moves (from sequence {args.first + 1}), "
                       f"seed {args.seed}", flush=True)
                 stop_at = t0 + 60 * args.minutes if args.minutes else float("inf")
-                results[key] = run_lesson(browser, base, key, args.sequences, args.moves, args.seed, stop_at,
+                results[key] = run_lesson(tabs, base, key, args.sequences, args.moves, args.seed, stop_at,
                                           args.first)
         finally:
+            tabs.close()
             browser.close()
     every = [o for outs in results.values() for o in outs]
     lines = ["", f"redraw property: {len(keys)} lessons, {args.sequences} sequences × {args.moves} moves each "

@@ -21,6 +21,7 @@ from .helpers import (
     CHROMIUM_ARGS,
     REPO_ROOT,
     VIEWPORT,
+    Tabs,
     app_dir,
     chromium_available,
     chromium_missing_reason,
@@ -151,6 +152,16 @@ def browser():
         pw.stop()
 
 
+@pytest.fixture(scope="session")
+def tabs(browser):
+    """This process's shared browser contexts (helpers.Tabs): ``tabs.new_page(viewport=…)`` opens a tab; close it."""
+    shared = Tabs(browser)
+    try:
+        yield shared
+    finally:
+        shared.close()
+
+
 @pytest.fixture
 def page_errors():
     """The uncaught JavaScript errors (`pageerror` events) of this test's page."""
@@ -158,10 +169,10 @@ def page_errors():
 
 
 @pytest.fixture
-def page(browser, page_errors, request):
-    """A fresh context and page (1280x1000) per test; a screenshot goes to shots/e2e-failures/ on failure."""
-    context = browser.new_context(viewport=VIEWPORT)
-    pg = context.new_page()
+def page(tabs, page_errors, request):
+    """A new tab (1280x1000) of the shared context per test (helpers.Tabs: a new Streamlit session, warm caches); a
+    screenshot goes to shots/e2e-failures/ on failure."""
+    pg = tabs.new_page(viewport=VIEWPORT)
     pg.on("pageerror", lambda error: page_errors.append(error))  # a Python callable, not a builtin
     try:
         yield pg
@@ -174,4 +185,4 @@ def page(browser, page_errors, request):
                 pg.screenshot(path=str(FAILURE_SHOTS / f"{name}.png"), full_page=True)
             except Exception as exc:  # a screenshot must never hide the real failure
                 print(f"(no failure screenshot: {exc})")
-        context.close()
+        pg.close()

@@ -35,6 +35,46 @@ EXCEPTION_BOX = "[data-testid='stException']"
 SIDEBAR = "[data-testid='stSidebar']"
 
 
+FRESH_TAB_JS = """(() => {
+  try {
+    if (!sessionStorage.getItem("__alFreshTab")) { localStorage.clear(); sessionStorage.setItem("__alFreshTab", "1"); }
+  } catch (e) {}
+})();"""
+"""Run before each document of a shared context's tab: the tab's first document starts with an empty localStorage
+(Streamlit keeps a resized sidebar's width and a chosen theme there), as in a context of its own."""
+
+
+class Tabs:
+    """Browser contexts shared by one test process, one per set of context options; each test opens its own tab
+    (page) in one and closes it when done.
+
+    A tab of a shared context starts with the HTTP cache and V8's code cache warm (Streamlit's bundle and plotly.js
+    fetched and compiled once), so a page load costs about two thirds of one in a new context (docs/testing.md).
+    What a tab does not share with earlier tabs: its session (each load is a new Streamlit session), its
+    sessionStorage and, through FRESH_TAB_JS, its localStorage. What it does share: cookies, permissions granted to
+    the context, the cache. A test that changes the context itself (offline, routes for every tab, counting its
+    pages) makes a context of its own with ``browser.new_context``."""
+
+    def __init__(self, browser):
+        self.browser = browser
+        self._contexts: dict[str, object] = {}
+
+    def new_page(self, **options):
+        """A new tab in the shared context made with ``options`` (Playwright's ``Browser.new_context`` keywords:
+        viewport, device_scale_factor, accept_downloads, …). Close it with ``page.close()``."""
+        key = repr(sorted(options.items()))
+        if key not in self._contexts:
+            context = self.browser.new_context(**options)
+            context.add_init_script(FRESH_TAB_JS)
+            self._contexts[key] = context
+        return self._contexts[key].new_page()
+
+    def close(self) -> None:
+        for context in self._contexts.values():
+            context.close()
+        self._contexts.clear()
+
+
 def chromium_path() -> str:
     return os.environ.get("ATTN_LAB_CHROMIUM") or DEFAULT_CHROMIUM
 

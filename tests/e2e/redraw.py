@@ -285,14 +285,13 @@ _CHARTS_JS = """(n) => {
 }"""
 
 
-def open_page(browser, url: str, *, charts: int = 0):
-    """A new browser context (1280×720) with one page at ``url``, at rest, and when ``charts`` is given with at least
+def open_page(tabs, url: str, *, charts: int = 0):
+    """A new tab (1280×720) of ``tabs`` (helpers.Tabs) at ``url``, at rest, and when ``charts`` is given with at least
     that many charts drawn (or CHARTS_TIMEOUT_S gone: the comparison then says what is missing). On a loaded
-    machine the browser can mount a page's charts seconds after the app looked at rest. Returns the page (close its
-    context)."""
-    context = browser.new_context(viewport=VIEWPORT)
+    machine the browser can mount a page's charts seconds after the app looked at rest. Returns the page (close
+    it)."""
+    page = tabs.new_page(viewport=VIEWPORT)
     try:
-        page = context.new_page()
         errors: list = []
         page.on("pageerror", lambda e: errors.append(e))
         page.redraw_errors = errors
@@ -309,7 +308,7 @@ def open_page(browser, url: str, *, charts: int = 0):
                 pass
             settle(page)
     except BaseException:
-        context.close()
+        page.close()
         raise
     return page
 
@@ -491,16 +490,16 @@ class Outcome:
 RECHECK_S = 20.0  # a difference is looked at again for this long before it counts (a page slow to finish drawing)
 
 
-def check_against_fresh(browser, page, outcome: Outcome):
-    """Compare every chart of ``page`` (at rest) with a fresh load of its address in a new browser context; fill
-    ``outcome`` in and return the fresh page (its context still open: the caller closes it or goes on with it).
+def check_against_fresh(tabs, page, outcome: Outcome):
+    """Compare every chart of ``page`` (at rest) with a fresh load of its address in a new tab; fill ``outcome`` in
+    and return the fresh page (still open: the caller closes it or goes on with it).
 
     A difference found is looked at again, both pages at rest, for RECHECK_S: on a loaded machine a page can look at
     rest while the browser still builds it (a chart not mounted yet). A difference that stays is reported; the
     collapsed charts of issue 18 stay until a reload."""
     settle(page)
     outcome.link = page.url
-    fresh = open_page(browser, outcome.link, charts=len(snapshot(page)))
+    fresh = open_page(tabs, outcome.link, charts=len(snapshot(page)))
     deadline = time.monotonic() + RECHECK_S
     while True:
         outcome.mismatches = compare(_stable_snapshot(page), _stable_snapshot(fresh))
@@ -531,10 +530,10 @@ def _stable_snapshot(page, tries: int = 20) -> list[dict]:
     return snap
 
 
-def run_sequence(browser, page, lesson_key: str, rng: random.Random, n_moves: int, moves: list[Move] | None = None):
+def run_sequence(tabs, page, lesson_key: str, rng: random.Random, n_moves: int, moves: list[Move] | None = None):
     """Do ``n_moves`` random moves (or the given ``moves``) on ``page`` (a lesson page at rest), then compare its
-    charts with a fresh load of its link. Returns (outcome, fresh page: a page of the end state, at rest, in its own
-    context, from which a next sequence may go on)."""
+    charts with a fresh load of its link. Returns (outcome, fresh page: a page of the end state, at rest, in a tab
+    of its own, from which a next sequence may go on)."""
     t0 = time.monotonic()
     outcome = Outcome(start=page.url)
     for k in range(n_moves if moves is None else len(moves)):
@@ -545,6 +544,6 @@ def run_sequence(browser, page, lesson_key: str, rng: random.Random, n_moves: in
         except Exception as exc:  # a move that could not be done is reported with the sequence, not hidden
             outcome.skipped.append(f"move {k + 1} ({move}): {str(exc).splitlines()[0][:300]}")
             settle(page)
-    fresh = check_against_fresh(browser, page, outcome)
+    fresh = check_against_fresh(tabs, page, outcome)
     outcome.seconds = time.monotonic() - t0
     return outcome, fresh

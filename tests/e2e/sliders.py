@@ -68,12 +68,11 @@ def at_rest(page, still_ms: int = 600, timeout_s: float = 30) -> None:
     }""", arg=[APP_READY, still_ms], polling=50, timeout=timeout_s * 1000)
 
 
-def fresh_load(browser, page) -> tuple[dict, list]:
-    """The page's own link (its address) opened in a fresh browser context of the same size, at rest: its PAGE_JS
+def fresh_load(tabs, page) -> tuple[dict, list]:
+    """The page's own link (its address) opened in a new tab (helpers.Tabs) of the same size, at rest: its PAGE_JS
     reading, and the page errors it raised."""
-    ctx = browser.new_context(viewport=page.viewport_size)
+    fresh = tabs.new_page(viewport=page.viewport_size)
     try:
-        fresh = ctx.new_page()
         errors = []
         fresh.on("pageerror", lambda e: errors.append(e))
         fresh.goto(page.url)
@@ -81,7 +80,7 @@ def fresh_load(browser, page) -> tuple[dict, list]:
         at_rest(fresh)
         return fresh.evaluate(PAGE_JS), errors
     finally:
-        ctx.close()
+        fresh.close()
 
 
 def slider_input(page, k: int):

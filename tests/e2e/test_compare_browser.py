@@ -91,15 +91,14 @@ def _difference(page, key, panel, a, b) -> None:
 
 
 @pytest.mark.parametrize("i, lesson", list(enumerate(REGISTRY)), ids=[x.key for x in REGISTRY])
-def test_an_a_b_difference(browser, app_server, i, lesson):
+def test_an_a_b_difference(tabs, app_server, i, lesson):
     lang = ("ja", "en")[i % 2]
     a_state = lesson.default_state()
     b_state, same_shape = state_b(lesson, a_state)
     name = _array(lesson, list(lesson.arrays(b_state)))
     a, b = np.atleast_2d(lesson.arrays(a_state)[name]), np.atleast_2d(lesson.arrays(b_state)[name])
     params = {**lesson.encode(b_state), "compare": "1", "pin": urlencode(lesson.encode(a_state)), "lang": lang}
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
+    page = tabs.new_page(viewport={"width": 1280, "height": 900})
     try:
         page.goto(f"{app_server}/{lesson.key}?" + urlencode(params))
         wait_for_app(page)
@@ -129,4 +128,4 @@ def test_an_a_b_difference(browser, app_server, i, lesson):
         page.wait_for_function("() => new URLSearchParams(location.search).has('pin')", timeout=15_000)
         assert query_of(page.url)["pin"] == [urlencode(lesson.encode(a_state))]
     finally:
-        context.close()
+        page.close()

@@ -29,7 +29,7 @@ def _charts(page) -> int:
 
 
 @pytest.mark.parametrize("i, lesson", list(enumerate(PREDICTING)), ids=[x.key for x in PREDICTING])
-def test_a_predict_then_reveal_round(browser, app_server, i, lesson):
+def test_a_predict_then_reveal_round(tabs, app_server, i, lesson):
     lang = ("ja", "en")[i % 2]
     state = lesson.default_state()
     raw = lesson.arrays(state)[lesson.predict.array(state)]
@@ -39,8 +39,7 @@ def test_a_predict_then_reveal_round(browser, app_server, i, lesson):
             for x in (labels[0] if np.ndim(raw) == 1 else labels[1])]
     q = P.fit(P.Guess(lesson.predict.query(state) if lesson.predict.query else 0), w).query
     best = int(np.argmax(w[q]))
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
+    page = tabs.new_page(viewport={"width": 1280, "height": 900})
     try:
         page.goto(f"{app_server}/{lesson.key}?predict=1&lang={lang}")
         wait_for_app(page)
@@ -91,4 +90,4 @@ def test_a_predict_then_reveal_round(browser, app_server, i, lesson):
         again.wait_for(timeout=30_000)
         assert again.inner_text() == text
     finally:
-        context.close()
+        page.close()

@@ -122,9 +122,8 @@ def on_one_screen(page, lesson):
 
 
 @pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda x: x.key)
-def test_a_clicker_paces_the_stages_and_control_and_picture_share_the_screen(browser, page_errors, app_server, lesson):
-    context = browser.new_context(viewport=SIZE)
-    page = context.new_page()
+def test_a_clicker_paces_the_stages_and_control_and_picture_share_the_screen(tabs, page_errors, app_server, lesson):
+    page = tabs.new_page(viewport=SIZE)
     page.on("pageerror", lambda error: page_errors.append(error))
     try:
         n = len(lesson.present.stages)
@@ -185,13 +184,12 @@ def test_a_clicker_paces_the_stages_and_control_and_picture_share_the_screen(bro
         assert_no_exception(page)
         assert_no_page_errors(page_errors)
     finally:
-        context.close()
+        page.close()
 
 
-def test_the_bars_qr_code_is_the_pages_link_with_its_step(browser, page_errors, app_server):
+def test_the_bars_qr_code_is_the_pages_link_with_its_step(tabs, page_errors, app_server):
     lesson = lessons.REGISTRY[0]
-    context = browser.new_context(viewport=SIZE)
-    page = context.new_page()
+    page = tabs.new_page(viewport=SIZE)
     try:
         n = len(lesson.present.stages)
         page.add_init_script(ADDRESSES_JS)
@@ -213,4 +211,4 @@ def test_the_bars_qr_code_is_the_pages_link_with_its_step(browser, page_errors, 
         assert got["present"] == ["1"] and got["reveal"] == ["2"] and got["lang"] == ["en"], (got, seen)
         assert_no_page_errors(page_errors)
     finally:
-        context.close()
+        page.close()

@@ -254,11 +254,11 @@ def alerts(page) -> list[str]:
     return [a.replace("\u2060", "") for a in page.locator(ALERT).all_inner_texts()]
 
 
-def new_page(browser, errors: list):
-    ctx = browser.new_context(viewport=VIEWPORT)
-    pg = ctx.new_page()
+def new_page(tabs, errors: list):
+    """A new tab at VIEWPORT whose page errors go to ``errors`` (close it when done)."""
+    pg = tabs.new_page(viewport=VIEWPORT)
     pg.on("pageerror", lambda e: errors.append(e))
-    return ctx, pg
+    return pg
 
 
 # ---- grid (st.data_editor, a glide-data-grid canvas) ---------------------------------------------------------
@@ -660,7 +660,7 @@ def test_cell_slider_keeps_the_address_bar_and_the_open_share_panel_current(page
 
 
 # ---- 4. share link round trip (K15) ------------------------------------------------------------------------------
-def test_share_link_round_trip_in_a_new_browser_context(page, page_errors, browser, app_server):
+def test_share_link_round_trip_in_a_new_tab(page, page_errors, tabs, app_server):
     open_qkv(page, f"{app_server}/qkv")
     set_text(page, "犬 が 犬")
     press_slider(page, "qkv.dk", "ArrowRight", "dk")  # d_k 5 → 6
@@ -683,7 +683,7 @@ def test_share_link_round_trip_in_a_new_browser_context(page, page_errors, brows
 
     errors: list = []
     for lang, title in (("ja", TITLE_JA), ("en", TITLE_EN)):
-        ctx, other = new_page(browser, errors)
+        other = new_page(tabs, errors)
         try:
             open_qkv(other, link if lang == "ja" else with_params(link, lang="en"))
             assert other.get_by_role("heading", name=title).is_visible()
@@ -698,13 +698,13 @@ def test_share_link_round_trip_in_a_new_browser_context(page, page_errors, brows
             shot(other, f"04_reopened_{lang}")
             assert_no_exception(other)
         finally:
-            ctx.close()
+            other.close()
     assert_no_page_errors(errors)
     assert_no_page_errors(page_errors)
 
 
 # ---- 5. grid edits stick (K14); a refused value ------------------------------------------------------------------
-def test_grid_edits_stick_and_a_huge_value_is_refused(page, page_errors, browser, app_server):
+def test_grid_edits_stick_and_a_huge_value_is_refused(page, page_errors, tabs, app_server):
     open_qkv(page, f"{app_server}/qkv")
     open_grid_tab(page, "W_Q")
     W = DOG_WQ.copy()
@@ -740,7 +740,7 @@ def test_grid_edits_stick_and_a_huge_value_is_refused(page, page_errors, browser
 
     # The edited matrix travels in the link (K15).
     errors: list = []
-    ctx, other = new_page(browser, errors)
+    other = new_page(tabs, errors)
     try:
         open_qkv(other, page.url)
         assert wait_chart(other, "qkv.fig.W_Q", expected(W))
@@ -748,7 +748,7 @@ def test_grid_edits_stick_and_a_huge_value_is_refused(page, page_errors, browser
         assert cells(other, "qkv.fig.weights") == cells(page, "qkv.fig.weights")
         assert_no_exception(other)
     finally:
-        ctx.close()
+        other.close()
     assert_no_page_errors(errors)
     assert_no_page_errors(page_errors)
 
@@ -860,7 +860,7 @@ def test_token_with_html_is_shown_literally(page, page_errors, app_server):
 
 
 # ---- 8. an empty sentence -------------------------------------------------------------------------------------------
-def test_empty_text_shows_the_info_and_no_heatmaps(page, page_errors, browser, app_server):
+def test_empty_text_shows_the_info_and_no_heatmaps(page, page_errors, tabs, app_server):
     from ui.i18n import table
 
     open_qkv(page, f"{app_server}/qkv")
@@ -875,7 +875,7 @@ def test_empty_text_shows_the_info_and_no_heatmaps(page, page_errors, browser, a
 
     # K15: the empty token list survives a shared link too.
     errors: list = []
-    ctx, other = new_page(browser, errors)
+    other = new_page(tabs, errors)
     try:
         open_qkv(other, page.url, heatmaps=False)
         other.locator(ALERT).filter(has_text=table("ja")["tokens.no_tokens"]).wait_for(timeout=10_000)
@@ -883,6 +883,6 @@ def test_empty_text_shows_the_info_and_no_heatmaps(page, page_errors, browser, a
         assert other.locator(f"{sel('qkv.text')} input").input_value() == ""
         assert_no_exception(other)
     finally:
-        ctx.close()
+        other.close()
     assert_no_page_errors(errors)
     assert_no_page_errors(page_errors)

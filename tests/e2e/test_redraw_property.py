@@ -9,7 +9,7 @@ controls are found, what a move is, how pages are compared) is shared with tools
 * One test per registered lesson (lessons.REGISTRY, no exemption): SEQUENCES seeded random sequences of MOVES moves
   each, each sequence going on from the fresh load the one before was compared with.
 * The three reproductions of issue 18 on /qkv, and what the property test found since, as their own cases.
-All at 1280×720 in Japanese (the default), each page in its own browser context.
+All at 1280×720 in Japanese (the default), each page in its own tab.
 """
 
 from __future__ import annotations
@@ -39,19 +39,19 @@ def _check(outcomes: list[R.Outcome]) -> None:
 
 
 @pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda lesson: lesson.key)
-def test_after_random_moves_every_chart_equals_a_fresh_load_of_the_link(browser, app_server, lesson):
-    page = R.open_page(browser, f"{app_server}/{lesson.key}")
+def test_after_random_moves_every_chart_equals_a_fresh_load_of_the_link(tabs, app_server, lesson):
+    page = R.open_page(tabs, f"{app_server}/{lesson.key}")
     assert R.controls(page, lesson.key), f"/{lesson.key}: no controls found (class st-key-{lesson.key}-…)"
     outcomes = []
     try:
         for k in range(SEQUENCES):
-            outcome, fresh = R.run_sequence(browser, page, lesson.key, random.Random(f"{SEED}:{lesson.key}:{k}"),
+            outcome, fresh = R.run_sequence(tabs, page, lesson.key, random.Random(f"{SEED}:{lesson.key}:{k}"),
                                             MOVES)
-            page.context.close()
+            page.close()
             page = fresh
             outcomes.append(outcome)
     finally:
-        page.context.close()
+        page.close()
     _check(outcomes)
 
 
@@ -60,30 +60,30 @@ QKV = qkv_lesson.LESSON.key
 TEXT = f"st-key-{QKV}-text"
 
 
-def _reproduce(browser, app_server, moves: list[R.Move], **link) -> None:
+def _reproduce(tabs, app_server, moves: list[R.Move], **link) -> None:
     """Do ``moves`` on a fresh /qkv page; the link must then hold ``link``'s values; then compare as above."""
-    page = R.open_page(browser, f"{app_server}/{QKV}")
+    page = R.open_page(tabs, f"{app_server}/{QKV}")
     try:
-        outcome, fresh = R.run_sequence(browser, page, QKV, random.Random(0), 0, moves=moves)
-        fresh.context.close()
+        outcome, fresh = R.run_sequence(tabs, page, QKV, random.Random(0), 0, moves=moves)
+        fresh.close()
     finally:
-        page.context.close()
+        page.close()
     assert not outcome.skipped, outcome.report()
     got = {k: query_of(outcome.link).get(k, [None])[-1] for k in link}
     assert got == link, f"the moves did not reach the state of the reproduction: {got} ≠ {link}\n{outcome.report()}"
     _check([outcome])
 
 
-def test_two_sentences_typed_one_after_the_other(browser, app_server):
+def test_two_sentences_typed_one_after_the_other(tabs, app_server):
     """猫が魚を食べる, Enter, then 犬が歩く, Enter: Q, K and both score heatmaps collapsed on 107117a."""
-    _reproduce(browser, app_server, [R.Move("text", TEXT, "猫が魚を食べる"), R.Move("text", TEXT, "犬が歩く")],
+    _reproduce(tabs, app_server, [R.Move("text", TEXT, "猫が魚を食べる"), R.Move("text", TEXT, "犬が歩く")],
                t="犬が歩く")
 
 
-def test_own_sentence_example_then_a_long_sentence(browser, app_server):
+def test_own_sentence_example_then_a_long_sentence(tabs, app_server):
     """The own-sentence example chosen, then 私は昨日友達と公園で遊んだ typed: both score heatmaps collapsed."""
     custom = list(qkv_lesson.PRESETS).index("custom")
-    _reproduce(browser, app_server, [R.Move("select", f"st-key-{QKV}-preset", custom),
+    _reproduce(tabs, app_server, [R.Move("select", f"st-key-{QKV}-preset", custom),
                                      R.Move("text", TEXT, "私は昨日友達と公園で遊んだ")], p="custom",
                t="私は昨日友達と公園で遊んだ")
 
@@ -92,16 +92,16 @@ def _press(name: str, key: str) -> R.Move:
     return R.Move("slider", f"st-key-{QKV}-{name}", key)
 
 
-def test_sizes_changed_d_k_then_d_model_then_d_v(browser, app_server):
+def test_sizes_changed_d_k_then_d_model_then_d_v(tabs, app_server):
     """犬が歩く (d_model 4, d_k 5, d_v 4): d_k → 3, d_model → 5, then d_v 4 → 3: the output heatmap collapsed."""
-    _reproduce(browser, app_server, [_press("dk", "ArrowLeft"), _press("dk", "ArrowLeft"), _press("dm", "ArrowRight"),
+    _reproduce(tabs, app_server, [_press("dk", "ArrowLeft"), _press("dk", "ArrowLeft"), _press("dm", "ArrowRight"),
                                      _press("dv", "ArrowLeft")], dk="3", dm="5", dv="3")
 
 
-def test_weights_keep_their_column_width_when_d_v_grows(browser, app_server):
+def test_weights_keep_their_column_width_when_d_v_grows(tabs, app_server):
     """Found by the property test on 057a123: six tokens, d_v 4 → 6: the output grows, the weights' share of their
     row drops from 3/5 to 1/2 in the same rerun, and Plotly.react kept the weights 482 px wide in a 402 px column."""
-    _reproduce(browser, app_server, [R.Move("text", TEXT, "a b a b a b"), _press("dv", "ArrowRight"),
+    _reproduce(tabs, app_server, [R.Move("text", TEXT, "a b a b a b"), _press("dv", "ArrowRight"),
                                      _press("dv", "ArrowRight")], t="a b a b a b", dv="6")
 
 
@@ -139,14 +139,14 @@ MULTIHEAD_NARROW = (
 )
 
 
-def test_a_chart_narrower_than_its_margins_for_a_moment_raises_no_page_error(browser, app_server):
-    page = R.open_page(browser, f"{app_server}/multihead?{MULTIHEAD_NARROW}")
+def test_a_chart_narrower_than_its_margins_for_a_moment_raises_no_page_error(tabs, app_server):
+    page = R.open_page(tabs, f"{app_server}/multihead?{MULTIHEAD_NARROW}")
     try:
-        outcome, fresh = R.run_sequence(browser, page, "multihead", random.Random(0), 0,
+        outcome, fresh = R.run_sequence(tabs, page, "multihead", random.Random(0), 0,
                                         moves=[R.Move("slider", "st-key-multihead-dm", "Home")])
-        fresh.context.close()
+        fresh.close()
     finally:
-        page.context.close()
+        page.close()
     assert not outcome.skipped, outcome.report()
     assert query_of(outcome.link).get("dm") == ["1"], outcome.report()
     _check([outcome])

@@ -1,5 +1,5 @@
 """The scaling lesson in a real browser: move the d_k control with the keyboard and see the shares change; open
-the page's own share link (the sidebar's "Share this setup" panel) in a fresh context and see the same numbers;
+the page's own share link (the sidebar's "Share this setup" panel) in a new tab and see the same numbers;
 never an exception box.
 
 Hand-derived shares: d_k = 64 → scores [8, 2, -4] ÷ 8 → 59.0 % / 27.9 % / 13.2 %; one step left, d_k = 32 →
@@ -25,7 +25,7 @@ def wait_for_shares(page, must_contain: str) -> str:
     return shares_text(page)
 
 
-def test_dk_keyboard_changes_bars_and_link_reproduces(browser, page, page_errors, app_server):
+def test_dk_keyboard_changes_bars_and_link_reproduces(tabs, page, page_errors, app_server):
     page.goto(f"{app_server}/scaling")
     wait_for_app(page)
     before = wait_for_shares(page, "59.0%")
@@ -48,10 +48,9 @@ def test_dk_keyboard_changes_bars_and_link_reproduces(browser, page, page_errors
     assert query_of(url) == {"lang": ["ja"], "scaling": ["2"], "s1": ["8"], "s2": ["2"], "s3": ["-4"], "dk": ["32"],
                              "sc": ["1"], "T": ["1"], "n": ["8"], "seed": ["0"]}, url
     assert query_of(url) == query_of(page.url)
-    # open it in a fresh browser context and see the same numbers
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    # open it in a new tab and see the same numbers
+    other = tabs.new_page(viewport={"width": 1400, "height": 1000})
     try:
-        other = ctx.new_page()
         errors = []
         other.on("pageerror", lambda e: errors.append(e))
         other.goto(url)
@@ -61,7 +60,7 @@ def test_dk_keyboard_changes_bars_and_link_reproduces(browser, page, page_errors
         assert_no_exception(other)
         assert_no_page_errors(errors)
     finally:
-        ctx.close()
+        other.close()
     assert_no_page_errors(page_errors)
 
 

@@ -108,25 +108,24 @@ CASES = [case for i, lesson in enumerate(lessons.REGISTRY)
          for case in (_all_cases(lesson) if exhaustive() else _ci_cases(i, lesson))]
 
 
-def _one_page(browser, viewport):
-    """One page at ``viewport`` for the whole module (each link is a fresh app session); no page error allowed."""
-    context = browser.new_context(viewport=viewport)
-    page = context.new_page()
+def _one_page(tabs, viewport):
+    """One tab at ``viewport`` for the whole module (each link is a fresh app session); no page error allowed."""
+    page = tabs.new_page(viewport=viewport)
     errors: list = []
     page.on("pageerror", lambda e: errors.append(e))
     yield page
-    context.close()
+    page.close()
     assert not errors, errors
 
 
 @pytest.fixture(scope="module")
-def views(browser):
+def views(tabs):
     """One page per window size of SIZES, made when first asked for, for the whole module."""
     made, pages = {}, {}
 
     def at(size: str):
         if size not in pages:
-            made[size] = _one_page(browser, SIZES[size])
+            made[size] = _one_page(tabs, SIZES[size])
             pages[size] = next(made[size])
         page = pages[size]
         if page.viewport_size != SIZES[size]:  # a case narrowed it

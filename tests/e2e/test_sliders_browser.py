@@ -84,9 +84,9 @@ def _drag_and_release(page, lesson: str, k: int, label: str) -> float:
     return held
 
 
-def _equals_a_fresh_load(browser, page, lesson: str) -> None:
+def _equals_a_fresh_load(tabs, page, lesson: str) -> None:
     worked = page.evaluate(SL.PAGE_JS)
-    again, errors = SL.fresh_load(browser, page)
+    again, errors = SL.fresh_load(tabs, page)
     assert_no_page_errors(errors)
     assert again["sliders"] == worked["sliders"], f"/{lesson}: the link opens other slider values"
     for _ in range(SL.CATCH_UP_S * 10):  # a loaded machine may still be drawing what the last press sent
@@ -103,7 +103,7 @@ def _equals_a_fresh_load(browser, page, lesson: str) -> None:
 
 
 @pytest.mark.parametrize("lesson", [x.key for x in lessons.REGISTRY])
-def test_keys_and_drags_land_on_every_slider_and_the_page_equals_its_link(browser, page, page_errors, app_server,
+def test_keys_and_drags_land_on_every_slider_and_the_page_equals_its_link(tabs, page, page_errors, app_server,
                                                                          lesson):
     page.goto(f"{app_server}/{lesson}")
     SL.sliders_at_rest(page, lesson)
@@ -120,5 +120,5 @@ def test_keys_and_drags_land_on_every_slider_and_the_page_equals_its_link(browse
         else:
             SL.at_rest(page)
         assert_no_exception(page)
-    _equals_a_fresh_load(browser, page, lesson)
+    _equals_a_fresh_load(tabs, page, lesson)
     assert_no_page_errors(page_errors)

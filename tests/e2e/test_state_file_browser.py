@@ -45,14 +45,13 @@ def _lesson_params(url: str) -> dict:
 
 
 @pytest.mark.parametrize("i, lesson", list(enumerate(REGISTRY)), ids=[x.key for x in REGISTRY])
-def test_save_then_load_brings_the_page_back(browser, app_server, i, lesson):
+def test_save_then_load_brings_the_page_back(tabs, app_server, i, lesson):
     lang = ("ja", "en")[i % 2]
     state = lesson.widest() if lesson.widest else lesson.default_state()
     if lesson.one_edit:
         state = lesson.one_edit(state)
     want = lesson.encode(state)
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-    page = context.new_page()
+    page = tabs.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     try:
         page.goto(f"{app_server}/{lesson.key}?" + urlencode({**want, "lang": lang}))
         wait_for_app(page)
@@ -90,4 +89,4 @@ def test_save_then_load_brings_the_page_back(browser, app_server, i, lesson):
         expect(page.get_by_text(refused), "a file cut short must be refused in words").to_have_count(1, timeout=20_000)
         assert _lesson_params(page.url) == want, "a refused file changed the page"
     finally:
-        context.close()
+        page.close()

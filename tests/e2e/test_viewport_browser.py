@@ -73,10 +73,9 @@ def _url(base: str, lesson) -> str:
 
 
 @pytest.mark.parametrize("size", ["1280x720", "1024x768", "390x844"])
-def test_charts_are_laid_out_for_the_column_they_get(browser, app_server, size):
+def test_charts_are_laid_out_for_the_column_they_get(tabs, app_server, size):
     w, h = map(int, size.split("x"))
-    context = browser.new_context(viewport={"width": w, "height": h})
-    page = context.new_page()
+    page = tabs.new_page(viewport={"width": w, "height": h})
     try:
         page.goto(_url(app_server, lessons.REGISTRY[0]))
         s = _rest(page)
@@ -88,12 +87,11 @@ def test_charts_are_laid_out_for_the_column_they_get(browser, app_server, size):
         problems = _laid_out_for_their_boxes(s)
         assert not problems, f"{size}:\n" + "\n".join(problems)
     finally:
-        context.close()
+        page.close()
 
 
-def test_a_window_made_narrower_and_wider_again(browser, app_server):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
+def test_a_window_made_narrower_and_wider_again(tabs, app_server):
+    page = tabs.new_page(viewport={"width": 1280, "height": 720})
     try:
         page.goto(_url(app_server, lessons.REGISTRY[0]))
         first = _rest(page)
@@ -105,4 +103,4 @@ def test_a_window_made_narrower_and_wider_again(browser, app_server):
             assert not problems, f"{w}×{h}:\n" + "\n".join(problems)
         assert abs(s["used"] - first["used"]) <= GROW  # back where it began
     finally:
-        context.close()
+        page.close()

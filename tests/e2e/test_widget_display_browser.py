@@ -25,10 +25,12 @@ NARROW_NUMBERS = """() => [...document.querySelectorAll('[data-testid=stNumberIn
 
 
 @pytest.fixture(scope="module")
-def narrow(browser):
-    context = browser.new_context(viewport={"width": 1024, "height": 768})
-    yield context
-    context.close()
+def narrow(tabs):
+    """New tabs at 1024×768 (each load a new session)."""
+    class Narrow:
+        def new_page(self):
+            return tabs.new_page(viewport={"width": 1024, "height": 768})
+    return Narrow()
 
 
 @pytest.mark.parametrize("lesson", TYPED, ids=[x.key for x in TYPED])
