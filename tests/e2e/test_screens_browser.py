@@ -16,7 +16,8 @@ main column, and what the size asks for (1024×768: charts side by side keep the
   change keeps its colour, against the default link's page in the same language;
 - its widest link as its link schema alone makes it (screens.widest_params: every field at its extreme, hostile
   tokens) at 1280×720.
-The layout rules read the default and schema links at 1280×720 and again narrowed to a phone (LAID_OUT).
+The layout rules read the default and schema links at 1280×720 and again narrowed to a phone (LAID_OUT). No page
+asks any server but the app's own for anything (every request of every case).
 ``make test-all`` (ATTN_LAB_EXHAUSTIVE=1) opens every state at every size in both languages, in and out of
 presentation mode, and the default link on every colour scheme.
 """
@@ -109,10 +110,13 @@ CASES = [case for i, lesson in enumerate(lessons.REGISTRY)
 
 
 def _one_page(tabs, viewport):
-    """One tab at ``viewport`` for the whole module (each link is a fresh app session); no page error allowed."""
+    """One tab at ``viewport`` for the whole module (each link is a fresh app session); no page error allowed. The
+    addresses of its requests are kept in ``page.asked`` (the case reads and clears them)."""
     page = tabs.new_page(viewport=viewport)
     errors: list = []
     page.on("pageerror", lambda e: errors.append(e))
+    page.asked = []
+    page.on("request", lambda r: page.asked.append(r.url))
     yield page
     page.close()
     assert not errors, errors
@@ -166,13 +170,22 @@ def _where(case: Screen, url: str) -> str:
     return f"{case.id} ({url if len(url) < 200 else url[:200] + '…'})"
 
 
+def _outside(page, origin: str) -> list[str]:
+    """The requests the page made since the last call to anywhere but the app's own server (a classroom may be
+    offline: a page icon from a font server once made every page fetch one)."""
+    away = [u for u in page.asked if not u.startswith((origin + "/", "data:", "blob:"))]
+    page.asked.clear()
+    return [f"the page asked another server for {away[:3]}"] if away else []
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_every_screen_is_readable_and_fits(views, app_server, case):
     lesson = lessons.by_key(case.key)
     page = views(case.size)
     url = case.url(app_server)
+    page.asked.clear()
     charts = S.open_and_read(page, url)
-    found: list[str] = []
+    found: list[str] = _outside(page, app_server)
     if case.state != "schema":
         if lesson.widest or lesson.one_edit:  # it declared what its charts show at their fullest or after an edit
             found += [] if charts else ["no chart on the page"]
@@ -191,6 +204,7 @@ def test_every_screen_is_readable_and_fits(views, app_server, case):
         found += S.layout_problems(page)
         page.set_viewport_size(SIZES[PHONE])
         found += [f"narrowed to {PHONE}: {p}" for p in S.layout_problems(page) + S.phone_row_problems(page)]
+    found += _outside(page, app_server)  # what was asked for after the first drawing (icons, lazy modules)
     assert not found, f"{_where(case, url)}: {len(found)} problem(s):\n" + "\n".join(found[:40])
 
 
