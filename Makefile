@@ -16,10 +16,15 @@ PORT   ?= 8501
 # (where CI's time goes: the aim is 15 minutes).
 PYTEST_ARGS ?=
 # Test processes (pytest-xdist). Each file's tests run in one process (--dist loadfile), so a browser file keeps its
-# own app server and Chromium; 2 matches the 2-core CI machine (README, "Development"). WORKERS=0: one process.
+# own app server and Chromium. A browser test waits for the browser and its app server between steps, and a third
+# process fills those waits on the 2-core CI machine: `make test`, `test-lesson` and `test-all` run WORKERS (3);
+# `make test-fast`, whose tests only compute, runs FAST_WORKERS (2, one a core). 0: one process (README,
+# "Development"; figures: docs/testing.md).
 # --no-loadscope-reorder: the files are handed out in collection order, browser files first (tests/conftest.py).
-WORKERS ?= 2
-XDIST   := $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile --no-loadscope-reorder)
+WORKERS ?= 3
+FAST_WORKERS ?= 2
+xdist    = $(if $(filter 0,$(1)),,-n $(1) --dist loadfile --no-loadscope-reorder)
+XDIST   := $(call xdist,$(WORKERS))
 
 RUN_STAMP := $(VENV)/.stamp-requirements.txt
 DEV_STAMP := $(VENV)/.stamp-requirements-dev.txt
@@ -69,7 +74,7 @@ test: $(DEV_STAMP)
 	exit $$rc
 
 test-fast: $(DEV_STAMP)
-	$(PY) -m pytest -q -m "not e2e" -p no:cacheprovider $(XDIST) $(PYTEST_ARGS)
+	$(PY) -m pytest -q -m "not e2e" -p no:cacheprovider $(call xdist,$(FAST_WORKERS)) $(PYTEST_ARGS)
 
 # Every test that touches one registered lesson: its own files and every registry-wide suite on it
 # (tests/lesson_select.py says how a test is tied to a lesson).

@@ -97,9 +97,9 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     """The files that start servers first (browser tests: ~10 s a test), the quick ones after (a few ms a test).
 
-    `make test` runs the files in 2 processes (pytest-xdist, ``--dist loadfile --no-loadscope-reorder``: the files are
-    handed out in this order, one at a time to the process that is free). Ordered this way, the last files are short
-    and both processes end together. By default xdist hands out the files with the most tests first, which put the
+    `make test` runs the files in several processes (pytest-xdist, ``--dist loadfile --no-loadscope-reorder``: the
+    files are handed out in this order, one at a time to the process that is free). Ordered this way, the last files
+    are short and the processes end together. By default xdist hands out the files with the most tests first, which put the
     browser files with few but long tests (present mode, the redraw property: 10–14 tests, 3–5 minutes each) last,
     and one process ran them alone while the other had finished."""
     from lesson_select import select
