@@ -99,9 +99,9 @@ def pytest_collection_modifyitems(config, items):
 
     `make test` runs the files in several processes (pytest-xdist, ``--dist loadfile --no-loadscope-reorder``: the
     files are handed out in this order, one at a time to the process that is free). Ordered this way, the last files
-    are short and the processes end together. By default xdist hands out the files with the most tests first, which put the
-    browser files with few but long tests (present mode, the redraw property: 10–14 tests, 3–5 minutes each) last,
-    and one process ran them alone while the other had finished."""
+    are short and the processes end together. By default xdist hands out the files with the most tests first, which
+    put the browser files with few but long tests (present mode, the redraw property) last, and one process ran
+    them alone while the others had finished."""
     from lesson_select import select
 
     select(config, items)
