@@ -62,7 +62,7 @@ def _laid_out_for_their_boxes(s: dict) -> list[str]:
     return out
 
 
-QKV = lessons.by_key("qkv")  # the first lesson: any lesson's page has the frame's relay
+QKV = lessons.by_key("qkv")  # any lesson: every lesson page has the frame's relay
 
 
 def _url(base: str, lesson) -> str:
@@ -72,12 +72,13 @@ def _url(base: str, lesson) -> str:
     return f"{base}/{lesson.key}?" + urlencode({**lesson.encode(state), "lang": "ja"})
 
 
+@pytest.mark.lesson(QKV.key)
 @pytest.mark.parametrize("size", ["1280x720", "1024x768", "390x844"])
 def test_charts_are_laid_out_for_the_column_they_get(tabs, app_server, size):
     w, h = map(int, size.split("x"))
     page = tabs.new_page(viewport={"width": w, "height": h})
     try:
-        page.goto(_url(app_server, lessons.REGISTRY[0]))
+        page.goto(_url(app_server, QKV))
         s = _rest(page)
         if size == "1280x720":
             assert s["sends"] == 0, f"the reference window asked for a second run: {s['used']} vs {s['column']}"
@@ -90,10 +91,11 @@ def test_charts_are_laid_out_for_the_column_they_get(tabs, app_server, size):
         page.close()
 
 
+@pytest.mark.lesson(QKV.key)
 def test_a_window_made_narrower_and_wider_again(tabs, app_server):
     page = tabs.new_page(viewport={"width": 1280, "height": 720})
     try:
-        page.goto(_url(app_server, lessons.REGISTRY[0]))
+        page.goto(_url(app_server, QKV))
         first = _rest(page)
         for w, h in ((1024, 768), (700, 800), (1280, 720)):
             page.set_viewport_size({"width": w, "height": h})
