@@ -77,7 +77,7 @@ def stale(key: str, same) -> bool:
     if mine is not NO_DEFAULT and same(st.session_state.get(key), mine):
         # the server's own value sent back (the browser has it now): a change only against an echo that a run of
         # another fragment (which did not draw this widget again) left as its session value; never a person's move
-        # (/qkv: the own-sentence example, then the seed: X[0,0] went back to the old seed's, a fresh-user trial)
+        # (else a cell edited before a preset and seed change would go back to the old seed's value)
         displaced.pop(key, None)
         return True
     if key not in displaced:

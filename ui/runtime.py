@@ -90,8 +90,7 @@ def quiet() -> Iterator[None]:
 # fragment's rerun too). Not a session value set at the start and cleared at the end: a session value is set after
 # Streamlit's check for a waiting rerun, so a run stopped there (app.py's last line, a key press's rerun request
 # arriving) left "the frame is running" on, and every fragment run after it took itself for the frame's and wrote no
-# link: the address kept /multihead's h=8 of a drag while 4 arrow presses took the state and the thumb to 1
-# (issue 18, 1 try in 14 beside a CPU hog).
+# link, and the address would keep a value the state had left (a drag's, while arrow presses moved the state on).
 _frame = threading.local()
 
 

@@ -1,4 +1,4 @@
-"""The colour scheme, the frame's choice for every lesson (issue 24, part 3): the default scales or one of the other
+"""The colour scheme, the frame's choice for every lesson: the default scales or one of the other
 colour-blind-safe pairs of ui.figures.SCHEMES (weights' sequential scale, scores' diverging scale). It is in the link
 (``colors=cividis``; the default is left out) and read from it on a session's first run, like the language; a value
 that is no scheme opens the default, said."""
