@@ -26,17 +26,14 @@ NARROW_NUMBERS = """() => [...document.querySelectorAll('[data-testid=stNumberIn
 
 @pytest.fixture(scope="module")
 def narrow(tabs):
-    """New tabs at 1024×768 (each load a new session)."""
-    class Narrow:
-        def new_page(self):
-            return tabs.new_page(viewport={"width": 1024, "height": 768})
-    return Narrow()
+    """A new tab at 1024×768 for each call (each load a new session)."""
+    return lambda: tabs.new_page(viewport={"width": 1024, "height": 768})
 
 
 @pytest.mark.parametrize("lesson", TYPED, ids=[x.key for x in TYPED])
 def test_no_field_opens_empty_on_a_narrow_projector(narrow, app_server, lesson):
     for _ in range(2):  # each load a new session, its first run followed at once by the width's
-        page = narrow.new_page()
+        page = narrow()
         try:
             page.goto(f"{app_server}/{lesson.key}?lang=ja")
             wait_for_app(page)
