@@ -27,22 +27,27 @@ STATE_JS = """() => {
     box: p.parentElement.clientWidth,
     scrolls: getComputedStyle(p.parentElement).overflowX === 'auto',
   }));
+  const S = window.__attentionLabStats;
   return {used: V ? V.used : null, sends: V ? V.sends : null, plots,
+          busy: !!(S && S.busy), draws: S ? S.drawn + S.patched : 0,
           column: Math.floor(m.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)),
           page: document.documentElement.scrollWidth, window: window.innerWidth};
 }"""
 
 
 def _rest(page, quiet_ms: int = 1500, timeout_s: float = 40.0) -> dict:
-    """Wait until the app is idle, every chart drawn and nothing was sent for ``quiet_ms``; the page's state."""
+    """Wait until the app is idle, every chart drawn, no chart's redraw waiting or under way (plot.js draws the charts
+    out of view after those in view, one a task: on a busy machine seconds after the run), and for ``quiet_ms``
+    nothing sent and nothing drawn; the page's state."""
     import time
 
     deadline, last, since = time.monotonic() + timeout_s, None, time.monotonic()
     while time.monotonic() < deadline:
         page.wait_for_timeout(250)
         s = page.evaluate(STATE_JS)
-        idle = page.locator(APP_READY).count() == 1 and all(p["laid"] for p in s["plots"]) and s["plots"]
-        key = (s["sends"], s["used"], len(s["plots"]))
+        idle = (page.locator(APP_READY).count() == 1 and not s["busy"] and s["plots"]
+                and all(p["laid"] for p in s["plots"]))
+        key = (s["sends"], s["used"], len(s["plots"]), s["draws"])
         if key != last or not idle:
             last, since = key, time.monotonic()
         elif time.monotonic() - since > quiet_ms / 1000:
