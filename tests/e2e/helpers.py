@@ -35,13 +35,27 @@ EXCEPTION_BOX = "[data-testid='stException']"
 SIDEBAR = "[data-testid='stSidebar']"
 
 
-FRESH_TAB_JS = """(() => {
+TAB_INIT_JS = """(() => {
   try {
     if (!sessionStorage.getItem("__alFreshTab")) { localStorage.clear(); sessionStorage.setItem("__alFreshTab", "1"); }
   } catch (e) {}
+  const WS = window.WebSocket;
+  if (!WS || window.__alSocket) return;
+  const A = window.__alSocket = { sent: 0, got: 0, last: 0 };
+  const send = WS.prototype.send;
+  WS.prototype.send = function (...args) { A.sent = A.last = performance.now(); return send.apply(this, args); };
+  window.WebSocket = class extends WS {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", () => { A.got = A.last = performance.now(); });
+    }
+  };
 })();"""
-"""Run before each document of a shared context's tab: the tab's first document starts with an empty localStorage
-(Streamlit keeps a resized sidebar's width and a chosen theme there), as in a context of its own."""
+"""Run before each document of a shared context's tab (helpers.Tabs):
+- the tab's first document starts with an empty localStorage (Streamlit keeps a resized sidebar's width and a chosen
+  theme there), as in a context of its own;
+- the times of the page's last websocket frame sent and received are kept in ``window.__alSocket`` (what
+  :func:`at_rest` reads: a rerun asked for is on its way before the page shows it running)."""
 
 
 class Tabs:
@@ -51,7 +65,7 @@ class Tabs:
     A tab of a shared context starts with the HTTP cache and V8's code cache warm (Streamlit's bundle and plotly.js
     fetched and compiled once), so a page load costs about two thirds of one in a new context (docs/testing.md).
     What a tab does not share with earlier tabs: its session (each load is a new Streamlit session), its
-    sessionStorage and, through FRESH_TAB_JS, its localStorage. What it does share: cookies, permissions granted to
+    sessionStorage and, through TAB_INIT_JS, its localStorage. What it does share: cookies, permissions granted to
     the context, the cache. A test that changes the context itself (offline, routes for every tab, counting its
     pages) makes a context of its own with ``browser.new_context``."""
 
@@ -65,7 +79,7 @@ class Tabs:
         key = repr(sorted(options.items()))
         if key not in self._contexts:
             context = self.browser.new_context(**options)
-            context.add_init_script(FRESH_TAB_JS)
+            context.add_init_script(TAB_INIT_JS)
             self._contexts[key] = context
         return self._contexts[key].new_page()
 
@@ -97,25 +111,52 @@ def app_dir() -> Path:
     return Path(os.environ.get("ATTN_LAB_APP_DIR") or REPO_ROOT).resolve()
 
 
-# Whether the charts are laid out for the main column this window gives (ui/viewport.py): the relay has measured it
-# and no width is sent and not yet used by a run (the same rule as the relay's, its TOLERANCE_PX and GROW_PX). Before
-# the relay had measured, a page at rest after its first run was read with charts laid out for 820 px at 1024×768.
-VIEWPORT_AT_REST = f"""() => {{
-  const V = window.__attentionLabViewport;
-  if (!V || V.used == null) return false;  // the frame's relay (on every page) has not measured yet
-  const w = V.measure();
-  return !(w > 0) || (w >= V.used - {viewport.TOLERANCE_PX} && w <= V.used + {viewport.GROW_PX});
-}}"""
+AT_REST_JS = """([ready, quiet, tolerance, grow, waitReply]) => {
+  const now = performance.now();
+  let R = window.__alRest;
+  if (!R) {
+    R = window.__alRest = { changes: 0, seen: null, since: now };
+    new MutationObserver((records) => { R.changes += records.length; })
+      .observe(document, { childList: true, subtree: true, characterData: true, attributes: true });
+  }
+  const V = window.__attentionLabViewport, S = window.__attentionLabStats, W = window.__alSocket;
+  const width = V && V.used != null ? V.measure() : null;
+  const laidOut = width != null && (!(width > 0) || (width >= V.used - tolerance && width <= V.used + grow));
+  const plots = [...document.querySelectorAll('.al-plot')];
+  const answered = !W || W.got >= W.sent || now - W.sent > waitReply;  // a frame sent is answered (a rerun asked for)
+  const idle = document.querySelector(ready) !== null && laidOut && answered && !(S && S.busy)
+      && plots.every((d) => d._fullLayout || d.textContent);
+  const seen = JSON.stringify([R.changes, location.href, S ? [S.drawn, S.patched, S.previewed || 0] : 0,
+                               W ? W.last : 0]);
+  if (!idle || seen !== R.seen || R.since === null) {  // (a spell starts at an idle reading)
+    R.seen = seen;
+    R.since = idle ? now : null;
+    return false;
+  }
+  return now - R.since >= quiet;
+}"""
+REPLY_WAIT_MS = 5000
+"""How long a websocket frame the page sent may stay unanswered before :func:`at_rest` stops waiting for the answer
+(every rerun Streamlit is asked for is answered; a frame of another kind may not be)."""
+
+
+def at_rest(page, quiet_ms: int = 300, timeout_s: float = 60.0) -> None:
+    """Wait until the app is at rest and has been for ``quiet_ms`` without a break: the script not running, the frame's
+    width relay (ui/viewport.py) has measured the main column and the charts are laid out for it, every chart drawn
+    and no chart redraw waiting or under way (plot.js draws the charts out of view after those in view, one a task),
+    the last websocket frame the page sent answered (in a tab of helpers.Tabs), and in that time no change of the
+    DOM, of the address, of a websocket frame either way, or of the charts drawn, patched or previewed.
+
+    The quiet spell starts at the first call on a document, so a page is read at least ``quiet_ms`` after it is
+    asked. Raises Playwright's TimeoutError after ``timeout_s``."""
+    page.wait_for_function(AT_REST_JS, arg=[APP_READY, quiet_ms, viewport.TOLERANCE_PX, viewport.GROW_PX,
+                                            REPLY_WAIT_MS], polling=50, timeout=timeout_s * 1000)
 
 
 def wait_for_app(page, timeout_ms: float = 30_000) -> None:
-    """Wait until Streamlit has finished running the script and the charts are laid out for this window's width,
-    then let the frontend settle (~500 ms)."""
+    """Wait until the app's script has run (the page holds its elements) and the page is :func:`at_rest`."""
     page.wait_for_selector(APP_READY, timeout=timeout_ms)
-    if not page.evaluate(VIEWPORT_AT_REST):
-        page.wait_for_function(VIEWPORT_AT_REST, timeout=timeout_ms)
-        page.wait_for_selector(APP_READY, timeout=timeout_ms)
-    page.wait_for_timeout(500)
+    at_rest(page, timeout_s=timeout_ms / 1000)
 
 
 def assert_no_exception(page) -> None:

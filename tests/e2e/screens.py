@@ -30,7 +30,7 @@ import numpy as np
 from lessons import link
 from ui.i18n import table
 
-from .helpers import APP_READY, VIEWPORT_AT_REST, assert_no_exception, sel
+from .helpers import APP_READY, assert_no_exception, at_rest, sel
 
 CELL_MIN_PX, TEXT_MIN_PX = 14.0, 12.0
 SIZE_SLACK = 0.05  # px: a rendered size is the font size times the screen transform, a float
@@ -139,21 +139,12 @@ READY_JS = """
 """
 
 def open_and_read(page, url: str, timeout_s: float = 40.0) -> list[dict]:
-    """Open url, wait until the script is done and every chart is drawn and still (the same texts for 0.4 s),
-    and read every chart."""
+    """Open url, wait until the page is at rest with every chart drawn (helpers.at_rest), and read every chart."""
     page.goto(url)
     page.wait_for_selector(APP_READY, timeout=timeout_s * 1000)
-    deadline, last, still = time.monotonic() + timeout_s, None, 0
-    while time.monotonic() < deadline:
-        n = page.evaluate(READY_JS)
-        idle = page.locator(APP_READY).count() == 1 and page.evaluate(VIEWPORT_AT_REST)
-        still = still + 1 if (idle and n > 0 and n == last) else 0
-        last = n
-        if still >= 2:
-            break
-        page.wait_for_timeout(200)
-    else:
-        raise AssertionError(f"{url}: the charts were not all drawn within {timeout_s:.0f} s")
+    at_rest(page, timeout_s=timeout_s)
+    if page.evaluate(READY_JS) <= 0:
+        raise AssertionError(f"{url}: the page came to rest without its charts drawn")
     assert_no_exception(page)
     return page.evaluate(SCAN_JS)
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from .helpers import APP_READY, SIDEBAR, exhaustive
+from . import helpers
+from .helpers import SIDEBAR, exhaustive
 
 PRESSES = 4
 GAP_MS = 100
@@ -44,28 +45,9 @@ WATCH_JS = """([sel, k]) => {
 
 
 def at_rest(page, still_ms: int = 600, timeout_s: float = 30) -> None:
-    """Wait until the app has been at rest (no run requested or running), with every chart drawn and no chart redraw
-    waiting or running (the charts out of view are redrawn after those in view, one per task), for ``still_ms``
-    without a break: no change of the DOM, of the address or of the charts drawn and patched in that time (so a page
-    is not read while a chart still shows the value before the last press)."""
-    page.wait_for_function("""([sel, still]) => {
-      if (window.__restMutations === undefined) {
-        window.__restMutations = 0;
-        new MutationObserver((r) => { window.__restMutations += r.length; })
-          .observe(document, { childList: true, subtree: true, characterData: true });
-      }
-      const stats = window.__attentionLabStats;
-      const charts = document.querySelectorAll("[data-testid='stMain'] .al-plot");
-      const idle = document.querySelectorAll(sel).length === 1 && !(stats && stats.busy)
-          && [...charts].every(c => c.classList.contains('js-plotly-plot')), now = performance.now();
-      const seen = JSON.stringify([window.__restMutations, location.href, stats ? [stats.drawn, stats.patched] : 0]);
-      if (!idle || seen !== window.__restSeen) {
-        window.__restSeen = seen;
-        window.__restSince = idle ? now : null;
-        return false;
-      }
-      return now - window.__restSince >= still;
-    }""", arg=[APP_READY, still_ms], polling=50, timeout=timeout_s * 1000)
+    """helpers.at_rest for ``still_ms`` (a page is not read while a chart still shows the value before the last
+    press)."""
+    helpers.at_rest(page, quiet_ms=still_ms, timeout_s=timeout_s)
 
 
 def fresh_load(tabs, page) -> tuple[dict, list]:

@@ -140,15 +140,8 @@ class Watch:
 
 
 def _settle(page) -> None:
-    """Wait until the script has run and the page holds the same elements twice in a row."""
-    last = -1
-    for _ in range(40):
-        wait_for_app(page, timeout_ms=60_000)
-        n = page.locator("[data-testid='stElementContainer']").count()
-        if n == last and n:
-            return
-        last = n
-    raise AssertionError("the page did not come to rest")
+    """Wait until the script has run and the page is at rest (helpers.wait_for_app)."""
+    wait_for_app(page, timeout_ms=60_000)
 
 
 def _open(page, url: str, lesson) -> None:

@@ -40,17 +40,9 @@ GONE = f"""(n) => {{
 
 
 def _settle(page) -> None:
-    """The run of an Enter has started, ended, and nothing more is drawn (the same number of elements twice)."""
-    page.wait_for_timeout(300)
-    last = -1
-    for _ in range(40):
-        wait_for_app(page, timeout_ms=60_000)
-        n = page.locator("[data-testid='stElementContainer']").count()
-        if n == last:
-            return
-        last = n
-        page.wait_for_timeout(200)
-    raise AssertionError("the page did not come to rest")
+    """The run of an Enter has been asked for, has ended, and the page is at rest (helpers.wait_for_app: the frame
+    the Enter sent is answered)."""
+    wait_for_app(page, timeout_ms=60_000)
 
 
 @pytest.mark.parametrize("lesson", TYPED, ids=[x.key for x in TYPED])
