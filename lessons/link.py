@@ -322,7 +322,7 @@ class Matrix(Field):
         return encode_matrix(value)
 
 
-_BITS = re.compile(r"^[01]*$")
+_BITS = re.compile(r"[01]*")  # (fullmatch: "$" would also match before a final newline)
 
 
 @dataclass(frozen=True)
@@ -340,7 +340,7 @@ class Mask(Matrix):
         if (r, c) != tuple(shape):
             raise Refusal("shape", got=f"{r}x{c}", want=f"{shape[0]}x{shape[1]}")
         bits = m.group(3)
-        if not _BITS.match(bits):
+        if not _BITS.fullmatch(bits):
             raise Refusal("format_mask")
         if len(bits) != r * c:
             raise Refusal("count", got=len(bits), want=r * c)

@@ -14,8 +14,8 @@ import numpy as np
 
 from .link import Notice
 
-__all__ = ["ON", "GUESS", "ANSWER", "Guess", "Verdict", "weight_rows", "askable", "fit", "verdict", "read_link",
-           "write_link", "TIE"]
+__all__ = ["ON", "GUESS", "ANSWER", "Guess", "Verdict", "weight_rows", "askable", "fit", "fit_link", "verdict",
+           "read_link", "write_link", "TIE"]
 
 ON, GUESS, ANSWER = "predict", "guess", "answer"
 """The link keys (lessons.link.IGNORED_KEYS: the frame's, in every lesson's link)."""
@@ -73,6 +73,25 @@ def fit(guess: Guess, weights: np.ndarray, first_query: int = 0) -> Guess:
         q = first_query if first_query in ok else (ok[0] if ok else 0)
     k = guess.key if guess.key is not None and 0 <= guess.key < rows.shape[1] else None
     return Guess(q, k, min(max(int(guess.share), 0), 100))
+
+
+def fit_link(guess: Guess, answer: bool, weights: np.ndarray, first_query: int = 0) -> tuple[Guess, bool, list[Notice]]:
+    """A link's guess (:func:`read_link`) kept inside ``weights`` as :func:`fit` keeps it, with every change said:
+    a query the weights do not have or that attends to nothing (notice ``guess_query_moved``: ``asked``, ``used``,
+    numbered from 1), a key past the last one (``guess_key_dropped``: ``asked``, ``keys``, the number of keys). The
+    answer stays shown only for a guess that still has its key (else ``answer_ignored``). Returns (fitted guess,
+    answer shown, notices)."""
+    rows = weight_rows(weights)
+    fitted = fit(guess, rows, first_query)
+    notes = []
+    if fitted.query != guess.query:
+        notes.append(Notice("guess_query_moved", {"asked": guess.query + 1, "used": fitted.query + 1}))
+    if guess.key is not None and fitted.key is None:
+        notes.append(Notice("guess_key_dropped", {"asked": guess.key + 1, "keys": rows.shape[1]}))
+    shown = answer and fitted.key is not None and fitted.query in askable(rows)
+    if answer and not shown:
+        notes.append(Notice("answer_ignored", {"value": "1"}))
+    return fitted, shown, notes
 
 
 def verdict(weights: np.ndarray, guess: Guess) -> Verdict:

@@ -41,6 +41,9 @@ def _get(page) -> dict:
         others = any(x.key in params for x in lessons.REGISTRY if x.key != page.lesson.key)
         if page.lesson.predict is not None and not others:  # (another lesson's link: its keys are not ours)
             on, guess, answer, notes = P.read_link(params)
+            if guess is not None:  # a query or key this setting does not have: said, and left out
+                guess, answer, more = P.fit_link(guess, answer, _weights(page), _first_query(page))
+                notes += more
             rec.update(on=on, guess=guess)
             if answer:
                 rec["shown_for"] = _link(page)
@@ -86,6 +89,9 @@ def revealed(page) -> bool:
     said in the panel); when that change was made inside a live fragment, the whole page reruns so the panel says so."""
     rec = _get(page)
     if rec["shown_for"] is None:
+        return False
+    if _guess(page, rec).key is None:  # (nothing to reveal: no key guessed in this setting)
+        rec.update(shown_for=None)
         return False
     if rec["shown_for"] == _link(page):
         return True

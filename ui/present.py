@@ -275,12 +275,12 @@ def bar(page, *, url: str | None, network_ip: str | None) -> None:
 
 
 def _qr(page, url: str | None, network_ip: str | None) -> None:
-    """The QR code of the page's link (as the share panel hands it out), full-screen."""
+    """The QR code of the page's link (as the share panel hands it out, every key of the address), full-screen."""
     from . import scheme, widgets
     from .i18n import current_lang
 
-    params = {"lang": current_lang(), **page.lesson.encode(page.state), **scheme.link_params(),
-              **link_params({page.lesson.key: ""})}
+    own = page.link_params()  # (predict mode's guess and A/B's pin too: a scanned link hides what this page hides)
+    params = {"lang": current_lang(), **own, **scheme.link_params(), **link_params(own)}
     base, _, _ = share.class_url(url or "", st.get_option("server.address"), network_ip)
     link = base + "?" + urlencode(params)
     left_out = {m.key for m in page.lesson.link.matrices} | {lessons.base.CELL_KEY}

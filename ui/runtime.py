@@ -239,9 +239,13 @@ class Page:
             st.session_state.pop(f"{where}:shown", None)
 
     # ---- link ----
+    def link_params(self) -> dict[str, str]:
+        """The page's own part of its link: the lesson's state, then predict mode's and A/B's keys."""
+        return {**self.lesson.encode(self.state), **predict.link_params(self), **compare.link_params(self)}
+
     def publish(self) -> None:
         """Make the current state the page's link (see the module docstring for fragment reruns)."""
-        params = {**self.lesson.encode(self.state), **predict.link_params(self), **compare.link_params(self)}
+        params = self.link_params()
         exports.remember(self.lesson.key, self.state)
         if frame_running():
             st.session_state[SHARE_KEY] = params

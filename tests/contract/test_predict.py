@@ -72,6 +72,22 @@ def test_what_the_link_cannot_give_is_said(params, code):
         assert table(lang)[f"notice.{code}"].strip()
 
 
+def test_a_links_guess_outside_the_setting_is_said_and_left_out():
+    """Hand-made: 2 queries × 3 keys, query 1 (numbered from 1) attends to nothing."""
+    w = np.array([[0.0, 0.0, 0.0], [0.2, 0.5, 0.3]])
+    guess, shown, notes = P.fit_link(P.Guess(0, 98, 50), True, w)  # guess=1.99.50&answer=1
+    assert guess == P.Guess(1, None, 50) and not shown
+    assert [(n.code, n.args) for n in notes] == [("guess_query_moved", {"asked": 1, "used": 2}),
+                                                 ("guess_key_dropped", {"asked": 99, "keys": 3}),
+                                                 ("answer_ignored", {"value": "1"})]
+    guess, shown, notes = P.fit_link(P.Guess(98, 0, 50), True, w)  # guess=99.1.50: the key is kept, the query said
+    assert guess == P.Guess(1, 0, 50) and shown and [n.code for n in notes] == ["guess_query_moved"]
+    assert P.fit_link(P.Guess(1, 2, 30), True, w) == (P.Guess(1, 2, 30), True, [])  # a guess that fits: no word
+    for lang in ("ja", "en"):
+        moved, dropped = table(lang)["notice.guess_query_moved"], table(lang)["notice.guess_key_dropped"]
+        assert "{asked}" in moved and "{used}" in moved and "{asked}" in dropped and "{keys}" in dropped
+
+
 # ---- the declaration ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda x: x.key)
 def test_every_lesson_that_shows_weights_declares_a_prediction(lesson):
@@ -183,6 +199,27 @@ def test_nothing_drawn_carries_the_weights_until_they_are_revealed(lesson):
     link_ = published(shown)
     assert (link_.get("predict"), link_.get("guess"), link_.get("answer")) == ("1", f"{q + 1}.1.40", "1")
     assert shown.success or shown.warning  # the verdict
+
+
+@LESSONS
+@pytest.mark.parametrize("guess", ["1.99.50", "99.1.50"])
+def test_a_guess_the_setting_cannot_use_is_said_and_the_page_stays_usable(lesson, guess):
+    """A link's guess about a key or query this setting lacks, with the answer asked for: no error box, the change said
+    in words, and the page answers a round afterwards."""
+    at = open_page(lesson, {"predict": "1", "guess": guess, "answer": "1"})
+    said = " ".join(x.value for x in at.warning)
+    code = "guess_key_dropped" if guess == "1.99.50" else "guess_query_moved"
+    lead = table("ja")[f"notice.{code}"].split("{")[0]
+    assert lead in said, (code, said)
+    w, _, q = _keys_and_query(lesson, lesson.default_state())
+    if guess == "1.99.50":  # no key in this setting: nothing revealed, the question asked again
+        assert not at.success and published(at).get("answer") is None
+        at.selectbox(key=f"predict.{lesson.key}.key").set_value(0).run()
+        at.button(key=f"predict.{lesson.key}.reveal").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert published(at).get("answer") == "1" and (at.success or at.warning)
+    else:  # the key kept, the query the lesson starts with: the answer stays shown
+        assert (published(at)["guess"], published(at).get("answer")) == (f"{q + 1}.1.50", "1")
 
 
 def _keys_and_query(lesson, state, lang: str = "ja"):

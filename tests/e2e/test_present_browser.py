@@ -194,7 +194,8 @@ def test_the_bars_qr_code_is_the_pages_link_with_its_step(tabs, page_errors, app
     try:
         n = len(lesson.present.stages)
         page.add_init_script(ADDRESSES_JS)
-        page.goto(f"{app_server}/{lesson.key}?present=1&reveal=2&lang=en")
+        # with predict mode's guess and A/B on: a scanned code hides the weights as this page does
+        page.goto(f"{app_server}/{lesson.key}?present=1&reveal=2&lang=en&predict=1&guess=1.2.50&compare=1")
         wait_for_app(page, timeout_ms=60_000)
         wait_step(page, 2, n, "en")
         page.locator(BAR).get_by_role("button", name=re.compile(table("en")["present.qr"])).click()
@@ -210,6 +211,7 @@ def test_the_bars_qr_code_is_the_pages_link_with_its_step(tabs, page_errors, app
                              " document.documentElement.lang]")
         assert got == query_of(page.url), (got, page.url, seen)
         assert got["present"] == ["1"] and got["reveal"] == ["2"] and got["lang"] == ["en"], (got, seen)
+        assert got["predict"] == ["1"] and got["guess"] == ["1.2.50"] and got["compare"] == ["1"], got
         assert_no_page_errors(page_errors)
     finally:
         page.close()

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import lessons
 from lessons import masks as M
 
 WORDS = ["犬", "が", "公園", "を", "歩く", "猫", "走る", "<b>", "犬"]
@@ -194,3 +195,13 @@ def test_pad_to_by_hand():
     toks, marked = pad_to(("a", PAD), 3)
     assert toks == ("a", PAD, PAD) and marked.tolist() == [False, False, True]
     assert pad_to(("a", "b"), 1)[0] == ("a", "b") and not pad_to(("a", "b"), 1)[1].any()
+
+
+def test_a_mask_in_a_link_with_a_newline_is_refused_not_read_as_a_0():
+    """24 ones and a newline for a 5×5 mask: the newline is no cell (a regex "$" matched before it and read it as 0)."""
+    lesson = lessons.by_key("masks")
+    n = M.batch_masks(lesson.default_state())[2].shape[0]
+    state, notes = lesson.decode({"masks": "1", "M": f"{n}x{n}:" + "1" * (n * n - 1) + "\n"})
+    assert state.custom is None and [(x.code, x.args["reason"]) for x in notes] == [("bad_value", "format_mask")]
+    state, notes = lesson.decode({"masks": "1", "M": f"{n}x{n}:" + "1" * (n * n)})
+    assert notes == [] and state.custom.all()
