@@ -39,8 +39,10 @@ def check_cell(value, limit: float = CELL_LIMIT) -> float:
     Raises:
         Refusal with code "not_number", "not_finite" or "too_big" (|value| > limit).
     """
+    shown = None  # the value as the refusal names it: as typed, or the float's shortest repr
     if isinstance(value, str):
         text = value.strip()
+        shown = text[:40]
         if _NOT_FINITE.match(text):
             raise Refusal("not_finite", value=value[:40])
         if not _NUMBER.match(text):
@@ -53,7 +55,7 @@ def check_cell(value, limit: float = CELL_LIMIT) -> float:
     if not np.isfinite(v):
         raise Refusal("not_finite", value=str(value)[:40])
     if abs(v) > limit:
-        raise Refusal("too_big", value=f"{v:g}", limit=f"{limit:g}")
+        raise Refusal("too_big", value=shown or repr(v), limit=f"{limit:g}")  # (1000.0000001 is not "1000")
     return v + 0.0  # -0.0 → 0.0
 
 
@@ -141,6 +143,6 @@ def parse_cell_text(text) -> float:
     try:
         return check_cell(plain)
     except Refusal as e:
-        if "value" in e.args_ and e.code != "too_big":
+        if "value" in e.args_:
             e.args_["value"] = text.strip()[:40]
         raise

@@ -257,7 +257,7 @@ class Vector(Field):
             if v is None:
                 raise Refusal("not_number", value=p.strip()[:40])
             if abs(v) > self.limit:
-                raise Refusal("too_big", value=f"{v:g}", limit=f"{self.limit:g}")
+                raise Refusal("too_big", value=p.strip()[:40], limit=f"{self.limit:g}")
             out.append(v + 0.0)
         return tuple(out)
 

@@ -589,7 +589,8 @@ def test_parse_cell_text_reads_what_a_person_types(text, want):
 @pytest.mark.parametrize("text, code, quoted", [
     (None, "empty", None), ("", "empty", None), ("   ", "empty", None), ("\u3000", "empty", None),
     ("abc", "not_number", "abc"), ("1,5", "not_number", "1,5"), ("ｎａｎ", "not_finite", "ｎａｎ"),
-    ("1e400", "not_finite", "1e400"), ("1e308", "too_big", "1e+308"), ("-1000.01", "too_big", "-1000.01"),
+    ("1e400", "not_finite", "1e400"), ("1e308", "too_big", "1e308"), ("-1000.01", "too_big", "-1000.01"),
+    ("1000.0000001", "too_big", "1000.0000001"),
     ("x" * 60, "not_number", "x" * 40), ("１＿０", "not_number", "１＿０"), ("0x10", "not_number", "0x10"),
 ])
 def test_parse_cell_text_refusals_quote_what_was_typed(text, code, quoted):
