@@ -604,9 +604,9 @@ def from_link(values: dict) -> tuple[CrossState, list[Notice]]:
     asked = values.get("q", CrossState.query)
     state, clamped = with_query(state, asked)
     notices = []
-    if clamped and target_tokens(state):
+    if "q" in values and clamped and target_tokens(state):  # (the default query moved to fit is not said)
         notices.append(Notice("query_clamped", {"asked": asked + 1, "used": state.query + 1, "param": "q"}))
-    elif clamped:
+    elif "q" in values and clamped:
         notices.append(Notice("query_no_tokens", {"asked": asked + 1, "param": "q"}))
     return state, notices
 

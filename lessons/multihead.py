@@ -405,11 +405,11 @@ def from_link(values: dict) -> tuple[MultiHeadState, list[Notice]]:
     asked_q, asked_hd = values.get("q", p.query), values.get("hd", 0)
     state = with_head(with_query(replace(state, causal=values.get("c", False)), asked_q), asked_hd)
 
-    if asked_q != state.query and state.n:
+    if "q" in values and asked_q != state.query and state.n:  # (the preset's query moved to fit is not said)
         notices.append(Notice("query_clamped", {"asked": asked_q + 1, "used": state.query + 1, "param": "q"}))
-    elif asked_q != state.query:  # no token at all: nothing to point at, said all the same
+    elif "q" in values and asked_q != state.query:  # no token at all: nothing to point at, said all the same
         notices.append(Notice("query_no_tokens", {"asked": asked_q + 1, "param": "q"}))
-    if asked_hd != state.head:
+    if "hd" in values and asked_hd != state.head:
         notices.append(Notice("head_clamped", {"asked": asked_hd + 1, "used": state.head + 1, "param": "hd"}))
     return state, notices
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import lessons
+from lessons import link
 from ui.i18n import table
 
 LESSONS = pytest.mark.parametrize("lesson", lessons.REGISTRY, ids=lambda x: x.key)
@@ -38,3 +39,15 @@ def test_a_refused_value_is_named_in_words_and_by_its_key():
     (note,) = notes
     text = notice_text(note.code, note.args, "scaling")
     assert text.startswith("リンクのd\\_kの値（「dk=1024」）は使えません") and "1 から 512 までの値" in text, text
+
+
+@LESSONS
+@pytest.mark.parametrize("text", ["a", ""])
+def test_a_notice_names_only_what_the_link_has(lesson, text):
+    """A link of the lesson's own version whose text fields hold one token (or none) and nothing else: every notice
+    about a parameter names one the link has (a default query moved to fit a short sentence is not the link's)."""
+    own = dict(list(lesson.encode(lesson.default_state()).items())[:1])  # the namespace and its version
+    params = {**own, **{f.key: text for f in lesson.link.fields if isinstance(f, link.Text)}}
+    _, notes = lesson.decode(params)
+    named = [(n.code, n.args["param"]) for n in notes if "param" in n.args]
+    assert all(p in params for _, p in named), f"{lesson.key}: notices about parameters the link lacks: {named}"
