@@ -38,10 +38,10 @@ def choice() -> None:
     """The sidebar's choice of scheme (its own widget key, set from the session's choice when they differ:
     :func:`ui.widgets.sync`)."""
     widget = KEY + ".choice"
-    sync(widget, current(), next(iter(SCHEMES)))
     lang = current_lang()  # the option texts of this run's language, whenever they are asked for
-    st.sidebar.selectbox(t("scheme.label"), list(SCHEMES), key=widget,
-                         format_func=lambda k: t(f"scheme.{k}", lang=lang),
+    names = {k: t(f"scheme.{k}", lang=lang) for k in SCHEMES}
+    sync(widget, current(), next(iter(SCHEMES)), shown=list(names.values()))  # (new words: the choice shown anew)
+    st.sidebar.selectbox(t("scheme.label"), list(SCHEMES), key=widget, format_func=names.__getitem__,
                          help=t("scheme.help"),
                          on_change=_chosen, args=(widget,))
 

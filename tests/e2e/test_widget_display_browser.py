@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 import lessons
+from ui.i18n import table
 
 from .helpers import sel, wait_for_app
 
@@ -57,3 +58,9 @@ def test_a_new_sentence_relabels_the_chosen_token(page, app_server):
     shown = {page.locator(f"{sel(k)} input").first.get_attribute("aria-label"):
              page.locator(f"{sel(k)} input").first.input_value() for k in ("qkv.cell:i", "qkv.query")}
     assert all(v.endswith("鳥") for v in shown.values()), f"the choices still show the old sentence: {shown}"
+    # the language switched: the colour choice shows its option in the new language (it kept 既定 after English)
+    page.locator("[data-testid='stSidebar']").get_by_text(table("en")["frame.lang_en"], exact=True).click()
+    wait_for_app(page)
+    shown = page.locator(f"{sel('frame.colors.choice')} input").first.get_attribute("aria-label")
+    want = table("en")["scheme.default"]
+    assert shown and want in shown, f"after English, the colour choice shows {shown!r}, not {want!r}"
