@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from ui import viewport
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -75,13 +77,14 @@ class Tabs:
 
     def new_page(self, **options):
         """A new tab in the shared context made with ``options`` (Playwright's ``Browser.new_context`` keywords:
-        viewport, device_scale_factor, accept_downloads, …). Close it with ``page.close()``."""
+        viewport, device_scale_factor, accept_downloads, …), its requests followed for :func:`at_rest`
+        (:func:`follow_requests`). Close it with ``page.close()``."""
         key = repr(sorted(options.items()))
         if key not in self._contexts:
             context = self.browser.new_context(**options)
             context.add_init_script(TAB_INIT_JS)
             self._contexts[key] = context
-        return self._contexts[key].new_page()
+        return follow_requests(self._contexts[key].new_page())
 
     def close(self) -> None:
         for context in self._contexts.values():
@@ -140,6 +143,33 @@ REPLY_WAIT_MS = 5000
 (every rerun Streamlit is asked for is answered; a frame of another kind may not be)."""
 
 
+class Requests:
+    """A page's HTTP requests as :func:`at_rest` needs them: how many are in flight, and when (time.monotonic) the
+    last one started or ended."""
+
+    def __init__(self) -> None:
+        self.in_flight, self.last = 0, time.monotonic()
+
+    def started(self, _request) -> None:
+        self.in_flight += 1
+        self.last = time.monotonic()
+
+    def ended(self, _request) -> None:
+        self.in_flight = max(0, self.in_flight - 1)
+        self.last = time.monotonic()
+
+
+def follow_requests(page):
+    """Count ``page``'s requests in flight (``page.al_requests``, a :class:`Requests`): a page whose code is still
+    loading (a component's module, plotly.js) may show no change for a moment. Returns the page."""
+    box = Requests()
+    page.al_requests = box
+    page.on("request", box.started)
+    page.on("requestfinished", box.ended)
+    page.on("requestfailed", box.ended)
+    return page
+
+
 def at_rest(page, quiet_ms: int = 300, timeout_s: float = 60.0) -> None:
     """Wait until the app is at rest and has been for ``quiet_ms`` without a break: the script not running, the frame's
     width relay (ui/viewport.py) has measured the main column and the charts are laid out for it, every chart drawn
@@ -148,9 +178,19 @@ def at_rest(page, quiet_ms: int = 300, timeout_s: float = 60.0) -> None:
     DOM, of the address, of a websocket frame either way, or of the charts drawn, patched or previewed.
 
     The quiet spell starts at the first call on a document, so a page is read at least ``quiet_ms`` after it is
-    asked. Raises Playwright's TimeoutError after ``timeout_s``."""
-    page.wait_for_function(AT_REST_JS, arg=[APP_READY, quiet_ms, viewport.TOLERANCE_PX, viewport.GROW_PX,
-                                            REPLY_WAIT_MS], polling=50, timeout=timeout_s * 1000)
+    asked. A page of helpers.Tabs (or one given to :func:`follow_requests`) also has no HTTP request in flight and
+    none started or ended for ``quiet_ms``. Raises Playwright's TimeoutError after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    requests = getattr(page, "al_requests", None)
+    while True:
+        left = max(deadline - time.monotonic(), 0.05)
+        page.wait_for_function(AT_REST_JS, arg=[APP_READY, quiet_ms, viewport.TOLERANCE_PX, viewport.GROW_PX,
+                                                REPLY_WAIT_MS], polling=50, timeout=left * 1000)
+        if requests is None or (requests.in_flight == 0 and time.monotonic() - requests.last >= quiet_ms / 1000):
+            return
+        if time.monotonic() > deadline:
+            raise PlaywrightTimeout(f"at_rest: {requests.in_flight} request(s) still in flight after {timeout_s:g} s")
+        page.wait_for_timeout(50)
 
 
 def wait_for_app(page, timeout_ms: float = 30_000) -> None:
