@@ -195,6 +195,9 @@ class Decimal(Field):
 
 
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_UNSHOWABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029" + "".join(sorted(_BIDI_CONTROLS)) + "]")
+"""What :func:`unshowable` finds, one character a match (a regex: a pasted text of millions of characters is scanned
+in C, not character by character)."""
 
 
 def unshowable(s: str) -> list[str]:
@@ -203,14 +206,7 @@ def unshowable(s: str) -> list[str]:
     spreadsheet), the line and paragraph separators, and the explicit text-direction controls (embeddings,
     overrides, isolates: U+202A..U+202E, U+2066..U+2069), which would turn the page's own words around them. The
     one rule for every text, typed (ui.bind) or in a link (:class:`Text`); zero-width characters are allowed."""
-    out = []
-    for ch in s:
-        o = ord(ch)
-        bad = (o < 32 and ch != "\t") or 127 <= o < 160 or o in (0x2028, 0x2029) or ch in _BIDI_CONTROLS
-        code = f"U+{o:04X}"
-        if bad and code not in out:
-            out.append(code)
-    return out
+    return [f"U+{ord(ch):04X}" for ch in dict.fromkeys(_UNSHOWABLE.findall(s))]
 
 
 def check_text(s: str) -> str:
@@ -233,9 +229,9 @@ class Text(Field):
 
     def parse(self, raw: str) -> str:
         s = raw.strip() if self.strip else raw
-        check_text(s)
-        if len(s) > self.max_chars:
+        if len(s) > self.max_chars:  # (first: a text of millions of characters is not scanned)
             raise Refusal("too_long", n=len(s), max=self.max_chars)
+        check_text(s)
         return s
 
 

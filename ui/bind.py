@@ -61,9 +61,11 @@ def control(page: Page, factory: Callable, name: str, label: str, *, value, appl
             value = chosen_option(value, options, kwargs.get("format_func", str))
             if value is None:
                 return
-        elif isinstance(value, str) and _refused_text(page, value, label, place):
-            return
-        page.apply(apply, _cut(page, value, limit, label, place), place=place)
+        elif isinstance(value, str):  # what is kept of it (the first ``limit`` characters) is checked, not all
+            if _refused_text(page, value[:limit] if limit is not None else value, label, place):
+                return
+            value = _cut(page, value, limit, label, place)
+        page.apply(apply, value, place=place)
 
     if is_slider:
         return drag.slider(factory, label, key=key, value=value, on_change=changed,

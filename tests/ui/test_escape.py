@@ -12,6 +12,7 @@ import html
 import re
 import string
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -172,3 +173,15 @@ def test_latex_leaves_no_colon_for_streamlits_markdown_codes():
     for s in (":material/home:", ":red[R]", "a:b", ":smile:"):
         out = latex(s)
         assert ":" not in out and '{\\char"3A}' in out, out
+
+
+def test_a_link_text_too_long_is_refused_as_too_long_before_any_scan():
+    """Length first: a link's text of 10,000 control characters is refused as too long (the scan of every character
+    is never made), one within the limit as holding a control character."""
+    field = link.Text("t", 300)
+    with pytest.raises(link.Refusal) as e:
+        field.parse("\x0b" * 10_000)
+    assert e.value.code == "too_long"
+    with pytest.raises(link.Refusal) as e:
+        field.parse("\x0b" * 10)
+    assert e.value.code == "control" and "U+000B" in e.value.args_["chars"]

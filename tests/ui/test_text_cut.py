@@ -34,3 +34,17 @@ def test_a_pasted_paragraph_is_cut_to_the_limit_and_said():
 def test_the_cut_notice_names_both_lengths_in_each_language(lang):
     text = table(lang)["notice.text_cut"]
     assert all(p in text for p in ("{label}", "{typed}", "{limit}")), text
+
+
+def test_only_what_is_kept_is_checked():
+    """A paste with a control character past the limit: the kept part has none, so it is cut (said), not refused;
+    a control character inside the kept part is refused as before."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.switch_page("lesson_pages/qkv.py").run()
+    kept = ("猫 が 走る " * 60)[:MAX_TEXT_CHARS]
+    at.text_input(key="qkv.text").input(kept + "\x0b" * 1000).run()
+    assert not at.exception and at.session_state["qkv:state"].text == kept
+    at.text_input(key="qkv.text").input("鳥\x0bが 飛ぶ").run()
+    assert at.session_state["qkv:state"].text == kept  # refused: the state as it was
+    said = " ".join(str(x.value) for x in at.warning)
+    assert "U+000B" in said.replace("\\", ""), said
