@@ -90,10 +90,10 @@ def revealed(page) -> bool:
     rec = _get(page)
     if rec["shown_for"] is None:
         return False
-    if _guess(page, rec).key is None:  # (nothing to reveal: no key guessed in this setting)
-        rec.update(shown_for=None)
-        return False
     if rec["shown_for"] == _link(page):
+        if _guess(page, rec).key is None:  # (nothing to reveal: no key guessed in this setting)
+            rec.update(shown_for=None)
+            return False
         return True
     rec.update(shown_for=None, again=True)
     from . import runtime

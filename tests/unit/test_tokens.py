@@ -112,3 +112,19 @@ def test_display_labels_cut_long_tokens_and_keep_duplicates():
     assert labels[0] == labels[1] == "犬"  # not renamed
     assert labels[2] == "abcdefghi…" and len(labels[2]) == 10
     assert labels[3] == "abcdefghij"
+
+
+@pytest.mark.parametrize("text, want", [
+    ("👨\u200d👩\u200d👧が好き", ("👨\u200d👩\u200d👧", "が", "好き")),  # a ZWJ family: one token, no bare U+200D
+    ("cafe\u0301が好き", ("cafe\u0301", "が", "好き")),  # a decomposed é keeps its accent
+    ("☺\ufe0fです", ("☺\ufe0f", "です")),  # a variation selector stays with its character
+])
+def test_a_user_perceived_character_is_never_cut_into_tokens(text, want):
+    assert tokenize(text).tokens == want
+
+
+def test_a_display_label_is_cut_between_user_perceived_characters():
+    family = "👨\u200d👩\u200d👧"
+    (label,) = display_labels(["abcdefgh" + family + "xyz"])
+    assert label == "abcdefgh…"  # not "abcdefgh👨…" (a family cut after its first person) nor a bare joiner
+    assert display_labels(["abcdefghi\u0301jk"]) == ["abcdefgh…"]  # not an "i" without its accent
