@@ -16,7 +16,6 @@ NumPy only (no Streamlit): ui/exports.py draws the buttons and says the reasons 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -79,10 +78,11 @@ def load(lesson, data: bytes, others: Sequence | None = None):
     body = _parse(data)
     if not isinstance(body, dict) or body.get("app") != APP or body.get("kind") != KIND:
         raise Unusable("not_ours")
-    if body.get("format") != FORMAT:
-        fmt = body.get("format")
-        raise Unusable("newer", {"format": str(fmt)[:20] if not isinstance(fmt, float) or math.isfinite(fmt)
-                                 else "?"})
+    fmt = body.get("format")
+    if type(fmt) is not int:  # (not isinstance: true == 1 in Python; a bool, 1.0 or "1" is no format of ours)
+        raise Unusable("not_ours")
+    if fmt != FORMAT:
+        raise Unusable("newer", {"format": str(fmt)[:20]})
     if body.get("lesson") != lesson.key:
         other = body.get("lesson")
         raise Unusable("other_lesson", {"lesson": other[:40] if isinstance(other, str) else "?"})

@@ -79,6 +79,8 @@ def test_a_bad_file_is_refused_whole_with_its_reason(lesson):
     assert _refused(lesson, with_(link=[1, 2])).code == "not_ours"
     assert _refused(lesson, with_(link={"x": 1})).code == "not_ours"
     assert _refused(lesson, with_(link={})).code == "not_ours"
+    for fmt in (True, 1.0, "1", None, [1]):  # only the whole number 1 is this format (true == 1 in Python)
+        assert _refused(lesson, with_(format=fmt)).code == "not_ours", fmt
     newer = _refused(lesson, with_(format=2))
     assert newer.code == "newer" and newer.info == {"format": "2"}
     wrong = _refused(lesson, with_(lesson=other.key))
