@@ -195,7 +195,7 @@ class Decimal(Field):
 
 
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-_UNSHOWABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029" + "".join(sorted(_BIDI_CONTROLS)) + "]")
+_UNSHOWABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ufffd" + "".join(sorted(_BIDI_CONTROLS)) + "]")
 """What :func:`unshowable` finds, one character a match (a regex: a pasted text of millions of characters is scanned
 in C, not character by character)."""
 
@@ -204,8 +204,10 @@ def unshowable(s: str) -> list[str]:
     """The characters of ``s`` that no text of the app may hold, as "U+000B" codes (each once, in order): control
     characters other than the tab (C0, DEL, C1: a one-line field keeps a pasted tab, a row copied from a
     spreadsheet), the line and paragraph separators, and the explicit text-direction controls (embeddings,
-    overrides, isolates: U+202A..U+202E, U+2066..U+2069), which would turn the page's own words around them. The
-    one rule for every text, typed (ui.bind) or in a link (:class:`Text`); zero-width characters are allowed."""
+    overrides, isolates: U+202A..U+202E, U+2066..U+2069), which would turn the page's own words around them, and
+    U+FFFD, the replacement character, which stands for bytes that were not text (a link with invalid UTF-8, such as
+    ``%C0%AF``, arrives with it). The one rule for every text, typed (ui.bind) or in a link (:class:`Text`);
+    zero-width characters are allowed."""
     return [f"U+{ord(ch):04X}" for ch in dict.fromkeys(_UNSHOWABLE.findall(s))]
 
 

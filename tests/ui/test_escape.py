@@ -185,3 +185,19 @@ def test_a_link_text_too_long_is_refused_as_too_long_before_any_scan():
     with pytest.raises(link.Refusal) as e:
         field.parse("\x0b" * 10)
     assert e.value.code == "control" and "U+000B" in e.value.args_["chars"]
+
+
+def test_a_link_with_bytes_that_are_not_utf8_is_refused_in_words():
+    """t=%C0%AF reaches the app as two U+FFFD (the query string decoded with replacement, as Python's urllib does):
+    refused, naming U+FFFD, not shown as 「��」 without a word."""
+    from urllib.parse import parse_qs
+
+    import lessons
+
+    (t,) = parse_qs("t=%C0%AF")["t"]
+    assert t == "\ufffd\ufffd"
+    lesson = lessons.by_key("qkv")
+    state, notes = lesson.decode({**dict(list(lesson.encode(lesson.default_state()).items())[:1]), "t": t})
+    assert state.text == lesson.default_state().text
+    assert [(n.code, n.args["reason"], n.args["extra"].get("chars")) for n in notes] == [
+        ("bad_value", "control", "U+FFFD")]
