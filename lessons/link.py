@@ -219,21 +219,27 @@ def check_text(s: str) -> str:
     return s
 
 
+SPACES = " \t\u3000"
+"""The spaces :class:`Text` drops around a value when it strips: the ASCII space, the tab, the ideographic space."""
+
+
 @dataclass(frozen=True)
 class Text(Field):
     """Text of at most ``max_chars`` characters (characters, not bytes), holding nothing :func:`unshowable` finds (a
-    tab is allowed); kept exactly as typed (pages draw it through ui.escape). ``strip``: surrounding spaces
-    dropped."""
+    tab is allowed); kept exactly as typed (pages draw it through ui.escape). ``strip``: surrounding SPACES
+    dropped; a value of spaces alone is refused ("blank")."""
 
     key: str
     max_chars: int
     strip: bool = False
 
     def parse(self, raw: str) -> str:
-        s = raw.strip() if self.strip else raw
+        s = raw.strip(SPACES) if self.strip else raw  # (not str.strip: U+0085 and U+2028 are refused, not dropped)
         if len(s) > self.max_chars:  # (first: a text of millions of characters is not scanned)
             raise Refusal("too_long", n=len(s), max=self.max_chars)
         check_text(s)
+        if raw and not s:  # a value of spaces alone: said, not read as "no value" in silence
+            raise Refusal("blank")
         return s
 
 

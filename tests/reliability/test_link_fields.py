@@ -92,7 +92,8 @@ def expected(f, kind: str, value: str, raw: str):
     if isinstance(f, link.Text):
         if kind in ("control", "long_1000", "over_the_limit"):
             return None
-        return value.strip() if f.strip else value
+        kept = value.strip(link.SPACES) if f.strip else value
+        return None if value and not kept else kept  # spaces alone: refused ("blank"), not an empty value
     if kind == "minus_zero":  # −0 is 0 where 0 is a value of the field
         if isinstance(f, link.Int) and f.lo <= 0 <= f.hi and (f.allowed is None or 0 in f.allowed):
             return "0"

@@ -270,3 +270,12 @@ def test_a_text_cut_at_a_space_keeps_no_trailing_space():
     assert state.query == "0" * 39
     again, notes = S.LESSON.decode(S.LESSON.encode(state))
     assert notes == [] and again.query == state.query
+
+
+@pytest.mark.parametrize("value, reason", [(" ", "blank"), ("\u3000", "blank"), ("\x85", "control"),
+                                           ("\u2028", "control")])
+def test_a_title_of_spaces_or_line_breaks_in_a_link_is_said(value, reason):
+    """t1=%20, U+0085, U+2028: each was stripped away by str.strip and the default title came back without a word."""
+    state, notes = LESSON.decode({"scaling": "2", "t1": value})
+    assert state.titles[0] == "" and [(n.code, n.args["param"], n.args["reason"]) for n in notes] == [
+        ("bad_value", "t1", reason)]
