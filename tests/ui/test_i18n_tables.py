@@ -526,3 +526,23 @@ def test_a_planned_lessons_key_is_free_for_the_lesson():
         taken = [k for k in table(lang) for p in lessons.PLANNED
                  if p not in REGISTERED and (k.startswith(f"lesson.{p}.") or k.startswith(f"{p}."))]
         assert taken == [], lang
+
+
+RETIRED_JA = {"デコーダー": "デコーダ", "注意の重み": "アテンションの重み", "くわしく": "詳しく",
+              "重みつき和": "重み付き和", "Self-Attention": "自己アテンション", "電話で": "スマートフォンで"}
+"""One term per concept in the Japanese tables (issue 42, item 10): a retired variant → the term used."""
+
+
+def test_the_japanese_tables_use_one_term_per_concept():
+    found = {old: [k for k, v in table("ja").items() if old in v] for old in RETIRED_JA}
+    bad = {f"{old} (use {RETIRED_JA[old]})": keys[:5] for old, keys in found.items() if keys}
+    assert not bad, bad
+
+
+def test_no_space_between_japanese_and_a_quote_bracket():
+    """「今度は 「歩く」の行」: a space put before a bracket so that Markdown's ** would bold it shows as a stray space;
+    the bold goes inside the brackets (今度は「**歩く**」の行)."""
+    ja = "\u3040-\u30ff\u4e00-\u9fff"  # hiragana, katakana, CJK ideographs
+    stray = re.compile(f"[{ja}] \\*{{0,2}}「|」\\*{{0,2}} [{ja}]")
+    bad = {k: v for k, v in table("ja").items() if stray.search(v)}
+    assert not bad, bad
