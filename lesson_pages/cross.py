@@ -216,10 +216,10 @@ def weights_section(state: lesson.CrossState, res: lesson.CrossResult) -> None:
     with c1:
         if cross:
             charts.show_heatmap("cross_weights", s.weights, tgt, keys, weights=True, key="cross.fig.weights",
-                                exact=exact, highlight_rows=state.query, caption=caption)
+                                exact=exact, highlight_rows=state.query, caption=caption, masked=state.padding)
         else:
             charts.show_heatmap("self_weights", s.weights, tgt, keys, weights=True, key="cross.fig.weights",
-                                exact=exact, highlight_rows=state.query, caption=caption)
+                                exact=exact, highlight_rows=state.query, caption=caption, masked=state.causal)
     with c2:
         charts.show_heatmap("cross_out", s.output, tgt, dims, role="out", key="cross.fig.out",
                             highlight_rows=state.query, zmax=ranges.get("output"), caption=t("fig.out.caption"))

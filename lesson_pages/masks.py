@@ -76,7 +76,7 @@ def causal_section(page: runtime.Page) -> None:
                                                zmax=ranges.get("masked_scores"))),
                   (charts.heatmap_need(steps.weights, toks, toks, weights=True),
                    lambda: charts.show_heatmap("weights", steps.weights, toks, toks, weights=True,
-                                               key="masks.fig.weights",
+                                               key="masks.fig.weights", masked=True,
                                                exact=numbers.softmax_exact(steps.scaled_scores),
                                                caption=text.join_sentences([t("fig.weights.caption"),
                                                                             t("num.row_sums")])))]
@@ -168,6 +168,7 @@ def padding_section(page: runtime.Page) -> None:
                                                     zmax=lesson.LESSON.ranges(state).get("batch_output")))
     with c1:
         charts.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.batch_weights",
+                            masked=True,
                             exact=numbers.softmax_exact(steps.scaled_scores),
                             caption=text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
     with c2:
@@ -218,7 +219,7 @@ def custom_section(page: runtime.Page) -> None:
                                                     zmax=lesson.LESSON.ranges(page.state).get("custom_output")))
     with c1:
         charts.show_heatmap("weights", steps.weights, toks, toks, weights=True, key="masks.fig.custom_weights",
-                            exact=numbers.softmax_exact(steps.scaled_scores), highlight_rows=empty,
+                            masked=True, exact=numbers.softmax_exact(steps.scaled_scores), highlight_rows=empty,
                             caption=t("masks.out.weights_caption_empty") if empty.size
                             else text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
     with c2:

@@ -167,7 +167,7 @@ def scores_section(page: runtime.Page, state: lesson.QKVState, res: lesson.QKVRe
         slots_ = charts.chart_columns(*needs, ratios=[3, 2] if output else None)
         with slots_[0]:
             charts.show_heatmap("weights", s.weights, toks, toks, weights=True, key="qkv.fig.weights",
-                                exact=numbers.softmax_exact(s.scaled_scores),
+                                exact=numbers.softmax_exact(s.scaled_scores), masked=state.causal,
                                 highlight_rows=state.query,
                                 caption=text.join_sentences([t("fig.weights.caption"), t("num.row_sums")]))
         if not output:

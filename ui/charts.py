@@ -348,11 +348,13 @@ def chart_layout(needs, *, ratios=None, max_cols: int | None = None, outer: floa
     return None, 1, []  # no needs
 
 
-def _fig_texts(name: str, title_args: dict | None) -> tuple[str, str, str, str]:
-    """Title, row title, column title and hover text of figure ``name`` (``fig.<name>.*``); ``title_args`` fill the
-    title's placeholders (user text in them must already be escaped with ui.figures.escape)."""
+def _fig_texts(name: str, title_args: dict | None, masked: bool = False) -> tuple[str, str, str, str]:
+    """Title, row title, column title and hover text of figure ``name`` (``fig.<name>.*``; ``masked``: the title
+    ``fig.<name>.title_masked``, the formula with its mask); ``title_args`` fill the title's placeholders (user text
+    in them must already be escaped with ui.figures.escape)."""
     lang = current_lang()  # once: each lookup in st.session_state takes a lock
-    title, rows, cols, hover = (t(f"fig.{name}.{part}", lang=lang) for part in ("title", "rows", "cols", "hover"))
+    parts = ("title_masked" if masked else "title", "rows", "cols", "hover")
+    title, rows, cols, hover = (t(f"fig.{name}.{part}", lang=lang) for part in parts)
     return (title.format(**title_args) if title_args else title), rows, cols, hover
 
 
@@ -360,8 +362,9 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
                  highlight_rows: int | Iterable[int] | None = None, key: str | None = None,
                  caption: str | None = None,
                  title_args: dict | None = None, zmax: float | None = None, exact=None,
-                 blocks: tuple[int, int] = (1, 1), cell_px: int | None = None) -> None:
-    """Draw a named matrix (title, axis titles and hover text from the language tables, key 'fig.<name>.*').
+                 blocks: tuple[int, int] = (1, 1), cell_px: int | None = None, masked: bool = False) -> None:
+    """Draw a named matrix (title, axis titles and hover text from the language tables, key 'fig.<name>.*';
+    ``masked``: weights computed with a mask, titled ``fig.<name>.title_masked``, softmax(QKᵀ/√d_k + M)).
     −∞ cells (masked scores) are grey and written "−∞". ``exact`` (weights): which weights are exactly 0 or 1,
     ``ui.numbers.softmax_exact(scaled_scores)``; the others are never written "0.00" or "1.00" (ui.numbers).
 
@@ -379,7 +382,7 @@ def show_heatmap(name: str, M, rows, cols, *, role: str | None = None, weights: 
     template = pio.templates.default
 
     def make(A, E, *, title_args=title_args, highlight_rows=highlight_rows, zmax=zmax) -> dict:
-        args = (*labels, _fig_texts(name, title_args), weights, role, tuple(F.frame_rows(highlight_rows)),
+        args = (*labels, _fig_texts(name, title_args, masked), weights, role, tuple(F.frame_rows(highlight_rows)),
                 None if zmax is None else float(zmax), *rest)
         return ready_heatmap(template, A, E, args)
 
