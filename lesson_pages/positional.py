@@ -44,14 +44,12 @@ def sizes(page: runtime.Page) -> None:
 
 
 # ---- helpers -----------------------------------------------------------------------------------------------------
-def _weights_row(state: lesson.PositionalState, items) -> None:
-    """Weights heatmaps side by side: items = (figure name, matrix, row tokens, column tokens, key). A title's
-    ``{sum}`` is the input with positions as computed: "X + PE", or "0.5·X + PE" at another scale."""
+def _weights_row(items) -> None:
+    """Weights heatmaps side by side: items = (figure name, matrix, row tokens, column tokens, key)."""
     cols = charts.chart_columns(*(charts.heatmap_need(W, r, c, weights=True) for _, W, r, c, _ in items), max_cols=3)
-    total = "X + PE" if state.scale == 1 else f"{numbers.num(state.scale, 2)}·X + PE"
     for col, (name, W, r, c, key) in zip(cols, items):
         with col:
-            charts.show_heatmap(name, W, r, c, weights=True, key=key, title_args={"sum": total})
+            charts.show_heatmap(name, W, r, c, weights=True, key=key)
 
 
 def _order_row(state: lesson.PositionalState, weights_a, weights_b, reordered, suffix: str = "") -> None:
@@ -63,7 +61,7 @@ def _order_row(state: lesson.PositionalState, weights_a, weights_b, reordered, s
         items.append((f"pos_weights_b{suffix}", weights_b, b, b, f"positional.fig.weights_b{suffix}"))
     if reordered is not None:
         items.append((f"pos_reordered{suffix}", reordered, b, b, f"positional.fig.reordered{suffix}"))
-    _weights_row(state, items)
+    _weights_row(items)
 
 
 def _gap_line(gap: float | None, *, with_pe: bool) -> None:
@@ -233,7 +231,7 @@ def rope_section(page: runtime.Page, res: lesson.Experiment) -> None:
              ("pos_weights_a_rope", res.weights_a_rope, a, a, "positional.fig.weights_a_rope")]
     if b:
         items.append(("pos_weights_b_rope", res.weights_b_rope, b, b, "positional.fig.weights_b_rope"))
-    _weights_row(state, items)
+    _weights_row(items)
     st.caption(t("positional.out.rope_caption"))
     if res.gap_rope is not None:
         st.markdown(t("positional.out.gap_rope", gap=numbers.fixed(res.gap_rope, 6)))

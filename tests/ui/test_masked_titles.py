@@ -1,7 +1,6 @@
-"""Weights titled with what they were computed from (issue 42, item 9): a mask adds + M (softmax(QKᵀ/√d_k + M),
-not softmax(QKᵀ/√d_k)); positions added at another scale read "0.5·X + PE", not "X + PE". Read from each page's
-chart as AppTest receives it; the oracle is the formula each lesson computes (a causal or padding mask added to the
-scaled scores before the softmax; the word vectors times the scale plus PE) and the language tables."""
+"""Weights computed with a mask are titled with it: softmax(QKᵀ/√d_k + M), not softmax(QKᵀ/√d_k) (issue 42, item 9).
+Read from each page's chart as AppTest receives it; the oracle is the formula each lesson computes (a causal or
+padding mask added to the scaled scores before the softmax) and the language tables."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -39,17 +38,3 @@ def test_qkv_weights_say_the_causal_mask(causal):
 def test_the_masks_lessons_weights_are_always_masked():
     lesson = lessons.by_key("masks")
     assert _label(lesson, lesson.default_state(), "masks.fig.weights") == table("ja")["fig.weights.title_masked"]
-
-
-@pytest.mark.parametrize("scale", [1.0, 0.5])
-def test_positional_weights_name_the_input_they_were_computed_from(scale):
-    """The weights with positions are computed from scale·X + PE: their titles say so when the scale is not 1."""
-    from lessons import positional
-
-    lesson = lessons.by_key("positional")
-    state = positional.with_scale(lesson.default_state(), scale)
-    label = _label(lesson, state, "positional.fig.weights_a_pe")
-    if scale == 1:
-        assert "（X + PE）" in label, label
-    else:
-        assert "0.5" in label and "·X + PE" in label, label
