@@ -1,4 +1,4 @@
-"""Under every lesson page (issue 25 part 4), written once through the contract: the lesson plan for class
+"""Under every lesson page, written once through the contract: the lesson plan for class
 (``Lesson.plan``: 4–6 questions in teaching order, each with a link that opens the setting to show for it, made by
 the lesson's own codec) and the words a student may not know (``Lesson.terms``, explained by the one glossary table
 ``assets/i18n/<lang>.glossary.toml``). Not drawn in presentation mode (ui.runtime.run leaves it out).

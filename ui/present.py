@@ -1,4 +1,4 @@
-"""Presentation mode, written once for every lesson (issue 24, part 1): a projector, a class at the back of a room,
+"""Presentation mode, written once for every lesson: a projector, a class at the back of a room,
 a teacher pacing the lesson with a clicker.
 
 ``?present=1`` (or the frame's switch) opens it on any lesson: the sidebar collapsed, larger type, the lesson's

@@ -1,5 +1,5 @@
-"""How wide the page's main column is in the browser, so that charts are laid out for the width they get (issue 24,
-part 4: any screen a class uses).
+"""How wide the page's main column is in the browser, so that charts are laid out for the width they get (any
+screen a class uses: a projector, a laptop, a phone).
 
 A chart's type sizes, margins and number style are chosen on the server for a width (ui.figures: every number
 inside its cell at 14 px or more). Until a session's browser has said otherwise that width is the reference window's
